@@ -1,0 +1,32 @@
+/**
+ * Jest runs the TypeScript sources through SWC (CommonJS). NestJS 12 and a few
+ * other dependencies ship only ES modules, so SWC transforms those too.
+ * PGlite loads its WebAssembly with a dynamic import(): hence
+ * --experimental-vm-modules in the `test` script.
+ */
+const esmOnly = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras', 'nestjs-pino', 'nestjs-cls', '@borewit'];
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/src/**/*.spec.ts'],
+  transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.mjs$': swc },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

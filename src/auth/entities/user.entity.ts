@@ -1,0 +1,28 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Team } from '../../teams/entities/team.entity';
+
+export type UserRole = 'admin' | 'member';
+
+@Entity({ name: 'users' })
+export class User {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  /** Stored lower-cased; unique. */
+  @Index('users_email_key', { unique: true })
+  @Column({ type: 'text' })
+  email: string;
+
+  @Column({ type: 'text', default: 'member' })
+  role: UserRole;
+
+  @Column({ name: 'team_id', type: 'int' })
+  teamId: number;
+
+  @ManyToOne(() => Team, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'team_id' })
+  team?: Team;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

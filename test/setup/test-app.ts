@@ -1,0 +1,93 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Server } from 'node:http';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app';
+import { AppConfig, Env, loadConfig } from '../../src/config/config';
+import { cloneTemplate, pgliteTemplateFile, testDatabaseUrl } from './databases';
+
+export const ADMIN_TOKEN = 'apt_test-admin-token-0123456789abcdefghijklmnop';
+
+export interface TestUser {
+  id: number;
+  teamId: number;
+  email: string;
+  role: 'admin' | 'member';
+  token: string;
+  /** `Authorization` header value. */
+  auth: string;
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  http: Server;
+  config: AppConfig;
+  dataSource: DataSource;
+  backend: 'postgres' | 'pglite';
+  /** Folder for this app's files (DATA_DIR). */
+  dataDir: string;
+  admin: TestUser;
+  /** A new user in a new team (or in `teamId`'s), made through the admin API. */
+  createUser(options?: { role?: 'admin' | 'member'; teamId?: number; email?: string }): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * The real application (AppModule, its global guard, pipe, filter and
+ * middleware) on a database of its own: an in-memory PGlite loaded from the
+ * migrated template by default, a clone of the PostgreSQL template when
+ * TEST_DATABASE_URL is set.
+ */
+export async function createTestApp(env: Env & Record<string, string | undefined> = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-test-'));
+  const pg = testDatabaseUrl();
+  const clone = pg ? await cloneTemplate(pg) : undefined;
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '0',
+    BOOTSTRAP_ADMIN_TOKEN: ADMIN_TOKEN,
+    DATA_DIR: dataDir,
+    ...(clone ? { DATABASE_URL: clone.url } : {}),
+    ...env,
+  });
+  const template = clone ? undefined : new Blob([fs.readFileSync(pgliteTemplateFile())]);
+  let app: NestExpressApplication;
+  try {
+    app = await createApp(config, { embeddedInMemory: true, embeddedTemplate: template });
+    await app.init();
+  } catch (err) {
+    await clone?.drop();
+    throw err;
+  }
+  const http = app.getHttpServer() as Server;
+  const admin: TestUser = { id: 1, teamId: 1, email: 'admin@localhost', role: 'admin', token: ADMIN_TOKEN, auth: `Bearer ${ADMIN_TOKEN}` };
+  return {
+    app,
+    http,
+    config,
+    dataSource: app.get(DataSource),
+    backend: clone ? 'postgres' : 'pglite',
+    dataDir,
+    admin,
+    async createUser(options = {}) {
+      const email = options.email ?? `user${++counter}-${process.pid}@example.com`;
+      const res = await request(http)
+        .post('/api/admin/users')
+        .set('Authorization', admin.auth)
+        .send({ email, role: options.role, team_id: options.teamId });
+      if (res.status !== 201) throw new Error(`createUser: ${res.status} ${JSON.stringify(res.body)}`);
+      const body = res.body as { user_id: number; team_id: number; email: string; role: 'admin' | 'member'; token: string };
+      return { id: body.user_id, teamId: body.team_id, email: body.email, role: body.role, token: body.token, auth: `Bearer ${body.token}` };
+    },
+    async close() {
+      await app.close();
+      await clone?.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -15,6 +15,7 @@ import type { DatabaseOverrides } from './database/database';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ShutdownService } from './shutdown.service';
+import { TeamsModule } from './teams/teams.module';
 
 /**
  * The whole application. The global pipeline (rate limit → bearer guard →
@@ -37,6 +38,7 @@ export class AppModule {
         MetricsModule,
         HealthModule,
         AuthModule,
+        TeamsModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: TokenThrottlerGuard },

@@ -7,11 +7,12 @@ export class ApiToken {
   @PrimaryGeneratedColumn()
   id: number;
 
+  @Index('api_tokens_user_id_idx')
   @Column({ name: 'user_id', type: 'int' })
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'api_tokens_user_id_fkey' })
   user?: User;
 
   @Column({ type: 'text' })

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { User } from '../../auth/entities/user.entity';
 
 export type McpTransport = 'stdio' | 'sse' | 'streamable_http';
@@ -6,6 +6,8 @@ export type McpTransport = 'stdio' | 'sse' | 'streamable_http';
 /** A saved MCP server, owned by one user. */
 @Entity({ name: 'mcp_servers' })
 @Index('mcp_servers_user_id_name_key', ['userId', 'name'], { unique: true })
+@Index('mcp_servers_one_default_per_user', ['userId'], { unique: true, where: 'is_default' })
+@Check('mcp_servers_transport_check', `transport IN ('stdio', 'sse', 'streamable_http')`)
 export class McpServer {
   @PrimaryGeneratedColumn()
   id: number;
@@ -14,7 +16,7 @@ export class McpServer {
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'mcp_servers_user_id_fkey' })
   user?: User;
 
   @Column({ type: 'text' })

@@ -1,7 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** A team: the unit of billing. Its users share the plan, the subscription and the usage counters. */
 @Entity({ name: 'teams' })
+@Check('teams_usage_storage_bytes_check', 'usage_storage_bytes >= 0')
+@Check('teams_usage_files_uploaded_check', 'usage_files_uploaded >= 0')
+@Check('teams_usage_mcp_connection_tests_check', 'usage_mcp_connection_tests >= 0')
 export class Team {
   @PrimaryGeneratedColumn()
   id: number;
@@ -24,9 +27,11 @@ export class Team {
   @Column({ name: 'cancel_at_period_end', type: 'boolean', default: false })
   cancelAtPeriodEnd: boolean;
 
+  @Index('teams_payment_customer_id_idx')
   @Column({ name: 'payment_customer_id', type: 'text', nullable: true })
   paymentCustomerId: string | null;
 
+  @Index('teams_payment_subscription_id_idx')
   @Column({ name: 'payment_subscription_id', type: 'text', nullable: true })
   paymentSubscriptionId: string | null;
 

@@ -4,7 +4,7 @@
  * PGlite loads its WebAssembly with a dynamic import(): hence
  * --experimental-vm-modules in the `test` script.
  */
-const esmOnly = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras', 'nestjs-pino', 'nestjs-cls', '@borewit'];
+const esmOnly = ['@nestjs', '@apidevtools',  'file-type', 'strtok3', 'token-types', 'peek-readable', '@tokenizer', 'uint8array-extras', 'nestjs-pino', 'nestjs-cls', '@borewit'];
 
 const swc = [
   '@swc/jest',

@@ -18,7 +18,7 @@ const RAW_BODY_ROUTES = ['/api/webhooks/payment'];
 /** Body parsing with errors in the contract's format (express would answer HTML). */
 function bodyParsers(app: NestExpressApplication): void {
   app.use(RAW_BODY_ROUTES, express.raw({ type: () => true, limit: JSON_BODY_LIMIT }));
-  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
   app.use((err: { type?: string; status?: number; message?: string }, _req: Request, res: Response, next: NextFunction) => {
     if (!err || res.headersSent) return next(err);
     if (err.type === 'entity.parse.failed') {
@@ -50,7 +50,7 @@ export function openApiDocument(app: INestApplication) {
   return document;
 }
 
-/** Everything main.ts and the tests share: the app, its middleware and its docs. */
+/** Everything main.ts and the tests share: the app, its middleware and its docs (initialised). */
 export async function createApp(config: AppConfig, overrides: DatabaseOverrides = {}): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, overrides), {
     bodyParser: false,
@@ -66,6 +66,11 @@ export async function createApp(config: AppConfig, overrides: DatabaseOverrides 
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
     customSiteTitle: 'Agent Platform API',
+  });
+  await app.init();
+  // Nest's own not-found handler covers only /api: everything else that no route matched ends here.
+  app.getHttpAdapter().getInstance().use((_req: Request, res: Response) => {
+    res.status(404).json({ detail: 'Not Found' });
   });
   return app;
 }

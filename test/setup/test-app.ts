@@ -7,7 +7,10 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app';
 import { AppConfig, Env, loadConfig } from '../../src/config/config';
+import { EmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { EMBEDDED_MAX_CONNECTIONS } from '../../src/database/data-source-options';
 import { cloneTemplate, pgliteTemplateFile, testDatabaseUrl } from './databases';
+import { TcpProxy } from './tcp-proxy';
 
 export const ADMIN_TOKEN = 'apt_test-admin-token-0123456789abcdefghijklmnop';
 
@@ -29,6 +32,8 @@ export interface TestApp {
   backend: 'postgres' | 'pglite';
   /** Folder for this app's files (DATA_DIR). */
   dataDir: string;
+  /** With `{ proxy: true }`: the TCP proxy between the app and its database (cut() / restore()). */
+  proxy?: TcpProxy;
   admin: TestUser;
   /** A new user in a new team (or in `teamId`'s), made through the admin API. */
   createUser(options?: { role?: 'admin' | 'member'; teamId?: number; email?: string }): Promise<TestUser>;
@@ -43,24 +48,51 @@ let counter = 0;
  * migrated template by default, a clone of the PostgreSQL template when
  * TEST_DATABASE_URL is set.
  */
-export async function createTestApp(env: Env & Record<string, string | undefined> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Env & Record<string, string | undefined> = {},
+  options: { proxy?: boolean } = {},
+): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-test-'));
   const pg = testDatabaseUrl();
   const clone = pg ? await cloneTemplate(pg) : undefined;
+  const template = clone ? undefined : new Blob([fs.readFileSync(pgliteTemplateFile())]);
+  // Behind a proxy the app sees a plain PostgreSQL URL; on the embedded backend the
+  // test owns the PGlite server that the proxy forwards to.
+  let embedded: EmbeddedPostgres | undefined;
+  let proxy: TcpProxy | undefined;
+  let databaseUrl = clone?.url;
+  if (options.proxy) {
+    let target: { host?: string; port?: number; path?: string };
+    if (clone) {
+      const u = new URL(clone.url);
+      target = { host: u.hostname, port: Number(u.port || 5432) };
+    } else {
+      embedded = await EmbeddedPostgres.start({ loadDataDir: template, maxConnections: EMBEDDED_MAX_CONNECTIONS });
+      target = { path: path.join(embedded.socketHost, '.s.PGSQL.5432') };
+    }
+    proxy = await new TcpProxy(target as never).start();
+    const u = new URL(clone?.url ?? 'postgres://postgres@127.0.0.1/postgres');
+    u.hostname = '127.0.0.1';
+    u.port = String(proxy.port);
+    databaseUrl = u.toString();
+  }
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '0',
     BOOTSTRAP_ADMIN_TOKEN: ADMIN_TOKEN,
     DATA_DIR: dataDir,
-    ...(clone ? { DATABASE_URL: clone.url } : {}),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    // The embedded server behind a proxy accepts at most this many connections.
+    ...(embedded ? { DATABASE_POOL_SIZE: String(EMBEDDED_MAX_CONNECTIONS) } : {}),
     ...env,
   });
-  const template = clone ? undefined : new Blob([fs.readFileSync(pgliteTemplateFile())]);
   let app: NestExpressApplication;
   try {
     app = await createApp(config, { embeddedInMemory: true, embeddedTemplate: template });
     await app.init();
   } catch (err) {
+    await proxy?.stop();
+    await embedded?.stop();
     await clone?.drop();
     throw err;
   }
@@ -73,6 +105,7 @@ export async function createTestApp(env: Env & Record<string, string | undefined
     dataSource: app.get(DataSource),
     backend: clone ? 'postgres' : 'pglite',
     dataDir,
+    proxy,
     admin,
     async createUser(options = {}) {
       const email = options.email ?? `user${++counter}-${process.pid}@example.com`;
@@ -85,7 +118,10 @@ export async function createTestApp(env: Env & Record<string, string | undefined
       return { id: body.user_id, teamId: body.team_id, email: body.email, role: body.role, token: body.token, auth: `Bearer ${body.token}` };
     },
     async close() {
+      await proxy?.restore().catch(() => undefined);
       await app.close();
+      await proxy?.stop();
+      await embedded?.stop();
       await clone?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

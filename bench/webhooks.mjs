@@ -140,7 +140,7 @@ async function main() {
       const client = await db.connect();
       try {
         await client.query('BEGIN');
-        const claimed = await client.query(`INSERT INTO processed_events (event_id, event_type) VALUES ($1, 'invoice.paid') ON CONFLICT (event_id) DO NOTHING RETURNING event_id`, [`evt_${prefix}_${i}`]);
+        const claimed = await client.query(`INSERT INTO processed_events (event_id, event_type, outcome) VALUES ($1, 'invoice.paid', 'applied') ON CONFLICT (event_id) DO NOTHING RETURNING event_id`, [`evt_${prefix}_${i}`]);
         if (claimed.rowCount === 1) {
           await client.query(`UPDATE teams SET current_period_start = to_timestamp($2), current_period_end = to_timestamp($3) WHERE id = $1`, [
             teamOffset + (i % TEAMS) + 1,

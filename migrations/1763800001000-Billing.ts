@@ -15,7 +15,7 @@ export class Billing1763800001000 implements MigrationInterface {
       CREATE TABLE processed_events (
         event_id text PRIMARY KEY,
         event_type text NOT NULL,
-        outcome text NOT NULL DEFAULT 'processing',
+        outcome text NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query(`

@@ -12,6 +12,9 @@ export interface HandledEvent {
   outcome: string;
 }
 
+/** The outcome of an event whose effects were applied. */
+export const APPLIED_OUTCOME = 'applied';
+
 export type WebhookStatus = 'ok' | 'already_processed' | 'ignored';
 
 /** 500 `Webhook handler failed`: the provider retries; `reason` is for logs and the CLI, never the response. */
@@ -50,13 +53,17 @@ export class ProcessedEventsService {
     let status: WebhookStatus;
     try {
       status = await this.dataSource.transaction('READ COMMITTED', async (manager) => {
+        // Recorded as `applied` up front (the common case, saving a round trip); corrected below otherwise.
         const claimed: unknown[] = await manager.query(
-          `INSERT INTO processed_events (event_id, event_type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+          `INSERT INTO processed_events (event_id, event_type, outcome) VALUES ($1, $2, '${APPLIED_OUTCOME}')
+           ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
           [event.id, event.type],
         );
         if (claimed.length === 0) return 'already_processed';
         const handled = await handler(manager);
-        await manager.query(`UPDATE processed_events SET outcome = $2 WHERE event_id = $1`, [event.id, handled.outcome]);
+        if (handled.outcome !== APPLIED_OUTCOME) {
+          await manager.query(`UPDATE processed_events SET outcome = $2 WHERE event_id = $1`, [event.id, handled.outcome]);
+        }
         return handled.status;
       });
     } catch (err) {

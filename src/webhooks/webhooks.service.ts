@@ -9,9 +9,9 @@ import { TeamsService } from '../teams/teams.service';
 import type { WebhookFailureView } from './dto/webhook.dto';
 import { WebhookFailure } from './entities/webhook-failure.entity';
 import { firstOf, idOf, JsonObject, metadataTeamId, obj, PaymentEvent, str, toPaymentEvent, unixDate } from './payment-event';
-import { HandledEvent, ProcessedEventsService, WebhookStatus } from './processed-events.service';
+import { APPLIED_OUTCOME, HandledEvent, ProcessedEventsService, WebhookStatus } from './processed-events.service';
 
-const APPLIED: HandledEvent = { status: 'ok', outcome: 'applied' };
+const APPLIED: HandledEvent = { status: 'ok', outcome: APPLIED_OUTCOME };
 const IGNORED: HandledEvent = { status: 'ignored', outcome: 'ignored' };
 const TEAM_NOT_FOUND: HandledEvent = { status: 'ok', outcome: 'team_not_found' };
 const OUT_OF_ORDER: HandledEvent = { status: 'ok', outcome: 'out_of_order' };

@@ -31,6 +31,11 @@ export class PaymentSignatureGuard implements CanActivate {
     // app.ts mounts express.raw on this route: the body is the exact bytes that were signed.
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (typeof header !== 'string' || header.trim() === '') throw this.reject('invalid_signature', 'Invalid signature');
+    // The library only rejects old timestamps; "outside tolerance" (CONTRACT §4) covers the future too.
+    const timestamp = /(?:^|,)\s*t=(\d+)/.exec(header)?.[1];
+    if (timestamp !== undefined && Number(timestamp) - Date.now() / 1000 > SIGNATURE_TOLERANCE_SECONDS) {
+      throw this.reject('invalid_signature', 'Invalid signature');
+    }
     let parsed: unknown;
     try {
       parsed = Stripe.webhooks.constructEvent(body, header, secret, SIGNATURE_TOLERANCE_SECONDS);

@@ -99,6 +99,18 @@ describe('Payment webhook', () => {
       expect(await processed(e.id)).toEqual([]);
     });
 
+    it('answers 400 "Invalid signature" for a timestamp more than 300 s in the future, and accepts one within tolerance', async () => {
+      const future = valid();
+      const res = await deliver(url, future, { timestamp: Math.floor(Date.now() / 1000) + 400 });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ detail: 'Invalid signature' });
+      expect(await processed(future.id)).toEqual([]);
+      const recent = event('some.unhandled.type', { id: 'x_recent' });
+      const ok = await deliver(url, recent, { timestamp: Math.floor(Date.now() / 1000) - 240 });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual({ status: 'ignored' });
+    });
+
     it('answers 400 "Invalid signature" for a garbled header and for a body changed after signing', async () => {
       const garbled = await request(url)
         .post('/api/webhooks/payment')

@@ -111,7 +111,7 @@ export class WebhooksService {
     if (!team) return TEAM_NOT_FOUND;
     if (this.isOutOfOrder(event, team)) return OUT_OF_ORDER;
     const item = firstOf(sub.items);
-    const priceId = idOf(obj(item?.price)) ?? str(item?.price);
+    const priceId = idOf(item?.price);
     const plan = priceId === undefined ? undefined : planForPrice(this.config, priceId);
     // An error, not a silent skip: the provider retries, so a corrected PAYMENT_PRICE_PLANS catches up.
     if (plan === undefined) throw new Error(`Unknown price id ${JSON.stringify(priceId ?? null)}: add it to PAYMENT_PRICE_PLANS`);

@@ -619,6 +619,32 @@ describe('Payment webhook', () => {
       });
     });
 
+    describe('concurrent events about one team', () => {
+      it('applies 12 simultaneous subscription updates one after the other: the newest one wins', async () => {
+        const { user, sub, cus } = await subscribedTeam();
+        const prices = ['price_pro', 'price_team'];
+        const events = Array.from({ length: 12 }, (_, i) =>
+          subscription('customer.subscription.updated', {
+            id: sub,
+            customer: cus,
+            price: prices[i % 2],
+            status: `status_${i}`,
+            created: 1764000000 + i,
+          }),
+        );
+        // Newest first, so that most of them arrive after a newer one.
+        const responses = await Promise.all([...events].reverse().map((e) => deliver(url, e)));
+        expect(responses.map((r) => r.body)).toEqual(Array(12).fill({ status: 'ok' }));
+        expect(await team(user.teamId)).toMatchObject({ plan: 'Team', subscription_status: 'status_11' });
+        const [{ last }] = (await t.dataSource.query(`SELECT last_subscription_event_created::text AS last FROM teams WHERE id = $1`, [
+          user.teamId,
+        ])) as {
+          last: string;
+        }[];
+        expect(last).toBe(String(1764000000 + 11));
+      });
+    });
+
     // Two instances need a database that two processes can share: PostgreSQL
     // only (the embedded one belongs to a single process). On PGlite the
     // single-instance test above is the whole story, so this block exists only

@@ -31,7 +31,9 @@ export class UsageService {
   async consume(teamId: number, counter: UsageCounter, amount: number, manager?: EntityManager): Promise<void> {
     const run = async (m: EntityManager) => {
       const column = COLUMN[counter];
-      const rows: { plan: string; used: string }[] = await m.query(`SELECT plan, ${column} AS used FROM teams WHERE id = $1 FOR UPDATE`, [teamId]);
+      const rows: { plan: string; used: string }[] = await m.query(`SELECT plan, ${column} AS used FROM teams WHERE id = $1 FOR UPDATE`, [
+        teamId,
+      ]);
       if (rows.length === 0) throw new Error(`Team ${teamId} does not exist`);
       const used = Number(rows[0].used);
       const limit = limitOf(this.config, rows[0].plan, counter);
@@ -44,6 +46,9 @@ export class UsageService {
   /** Gives back `amount` (a deleted file's bytes); never below zero. */
   async release(teamId: number, counter: UsageCounter, amount: number, manager?: EntityManager): Promise<void> {
     const column = COLUMN[counter];
-    await (manager ?? this.dataSource.manager).query(`UPDATE teams SET ${column} = GREATEST(${column} - $2, 0) WHERE id = $1`, [teamId, amount]);
+    await (manager ?? this.dataSource.manager).query(`UPDATE teams SET ${column} = GREATEST(${column} - $2, 0) WHERE id = $1`, [
+      teamId,
+      amount,
+    ]);
   }
 }

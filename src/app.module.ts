@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
+import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './common/auth/bearer.guard';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter';
@@ -16,6 +17,7 @@ import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ShutdownService } from './shutdown.service';
 import { TeamsModule } from './teams/teams.module';
+import { WorkforcesModule } from './workforces/workforces.module';
 
 /**
  * The whole application. The global pipeline (rate limit → bearer guard →
@@ -39,6 +41,8 @@ export class AppModule {
         HealthModule,
         AuthModule,
         TeamsModule,
+        AgentsModule,
+        WorkforcesModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: TokenThrottlerGuard },

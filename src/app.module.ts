@@ -14,6 +14,7 @@ import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseOverrides } from './database/database';
 import { HealthModule } from './health/health.module';
+import { MemoryModule } from './memory/memory.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ShutdownService } from './shutdown.service';
 import { TeamsModule } from './teams/teams.module';
@@ -43,6 +44,7 @@ export class AppModule {
         TeamsModule,
         AgentsModule,
         WorkforcesModule,
+        MemoryModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: TokenThrottlerGuard },

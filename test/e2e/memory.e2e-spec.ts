@@ -18,7 +18,7 @@ describe('Memory', () => {
     if (res.status !== 201) throw new Error(`write: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as { id: string; content: string; created_at: string };
   };
-  const search = (u: TestUser, query: Record<string, string | number>) =>
+  const search = (u: TestUser, query: Record<string, string | number | undefined>) =>
     request(t.http).get('/api/memory').query(query).set('Authorization', u.auth);
   const contents = (res: request.Response) => (res.body as { content: string }[]).map((e) => e.content);
 

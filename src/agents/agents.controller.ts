@@ -6,7 +6,7 @@ import { Authenticated, CurrentUser } from '../common/auth/decorators';
 import { UuidParam } from '../common/http/id-params';
 import { ApiErrors, DeletedUuidBody } from '../common/http/openapi';
 import { PaginationQuery, setTotalCount } from '../common/http/pagination';
-import { AgentsService } from './agents.service';
+import { AgentInput, AgentsService } from './agents.service';
 import { AgentView, CreateAgentDto, UpdateAgentDto } from './dto/agent.dto';
 
 @ApiTags('Agents')
@@ -21,7 +21,7 @@ export class AgentsController {
   @ApiCreatedResponse({ type: AgentView, headers: { Location: { description: 'URL of the new agent', schema: { type: 'string' } } } })
   @ApiErrors(422)
   async create(@CurrentUser() user: AuthUser, @Body() body: CreateAgentDto, @Res({ passthrough: true }) res: Response): Promise<AgentView> {
-    const agent = await this.agents.create(user.id, { ...body, mcpServerIds: body.mcp_server_ids });
+    const agent = await this.agents.create(user.id, toInput(body) as AgentInput & { name: string });
     res.setHeader('Location', `/api/agents/${agent.id}`);
     return agent;
   }
@@ -56,7 +56,7 @@ export class AgentsController {
   @ApiOkResponse({ type: AgentView })
   @ApiErrors(404, 422)
   update(@CurrentUser() user: AuthUser, @UuidParam('agent_id') id: string, @Body() body: UpdateAgentDto): Promise<AgentView> {
-    return this.agents.update(user.id, id, { ...body, mcpServerIds: body.mcp_server_ids });
+    return this.agents.update(user.id, id, toInput(body));
   }
 
   @Delete(':agent_id')
@@ -71,4 +71,14 @@ export class AgentsController {
     await this.agents.delete(user.id, id);
     return { id, deleted: true };
   }
+}
+
+function toInput(body: CreateAgentDto | UpdateAgentDto): AgentInput {
+  return {
+    name: body.name,
+    description: body.description,
+    instructions: body.instructions,
+    model: body.model,
+    mcpServerIds: body.mcp_server_ids,
+  };
 }

@@ -95,15 +95,20 @@ export class AgentsService {
     return this.views(manager, agents);
   }
 
-  /** Whether `id` is one of the caller's agents. */
-  async exists(userId: number, id: string): Promise<boolean> {
-    return this.dataSource.getRepository(Agent).existsBy({ id, userId });
+  /**
+   * Whether `id` is one of the caller's agents. Inside a transaction (`manager`)
+   * the row is share-locked, so the agent cannot be deleted before it commits.
+   */
+  async exists(userId: number, id: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM agents WHERE id = $1 AND user_id = $2 FOR SHARE`, [id, userId]);
+    return rows.length > 0;
   }
 
   /** Every id must be one of the caller's MCP servers, once: one 422 item per bad index. */
   private async checkServers(manager: EntityManager, userId: number, ids: number[]): Promise<void> {
     if (ids.length === 0) return;
-    const owned: { id: number }[] = await manager.query(`SELECT id FROM mcp_servers WHERE user_id = $1 AND id = ANY($2::int[])`, [
+    // FOR SHARE: a server deleted concurrently cannot vanish between this check and the link insert.
+    const owned: { id: number }[] = await manager.query(`SELECT id FROM mcp_servers WHERE user_id = $1 AND id = ANY($2::int[]) FOR SHARE`, [
       userId,
       ids,
     ]);

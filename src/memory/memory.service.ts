@@ -49,20 +49,22 @@ export class MemoryService {
     input: { content: string; tags?: string[]; agentId?: string; metadata?: Record<string, unknown> },
   ): Promise<MemoryEntryView> {
     const agentId = input.agentId?.toLowerCase() ?? null;
-    if (agentId && !(await this.agents.exists(userId, agentId))) {
-      throw ValidationFailed.one(['body', 'agent_id'], `Agent ${agentId} not found`, 'value_error');
-    }
-    const repo = this.dataSource.getRepository(MemoryEntry);
-    const entry = await repo.save(
-      repo.create({
-        id: randomUUID(),
-        userId,
-        agentId,
-        content: input.content,
-        tags: [...new Set(input.tags ?? [])],
-        metadata: input.metadata ?? {},
-      }),
-    );
+    // One transaction: the agent is share-locked until the entry is in, so a concurrent delete of it waits.
+    const entry = await this.dataSource.transaction(async (manager) => {
+      if (agentId && !(await this.agents.exists(userId, agentId, manager))) {
+        throw ValidationFailed.one(['body', 'agent_id'], `Agent ${agentId} not found`, 'value_error');
+      }
+      return manager.save(
+        manager.create(MemoryEntry, {
+          id: randomUUID(),
+          userId,
+          agentId,
+          content: input.content,
+          tags: [...new Set(input.tags ?? [])],
+          metadata: input.metadata ?? {},
+        }),
+      );
+    });
     return toView({ ...entry, agent_id: entry.agentId, created_at: entry.createdAt });
   }
 

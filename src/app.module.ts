@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
+import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
 import { BillingModule } from './billing/billing.module';
 import { BearerAuthGuard } from './common/auth/bearer.guard';
@@ -14,10 +15,12 @@ import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseOverrides } from './database/database';
 import { HealthModule } from './health/health.module';
+import { MemoryModule } from './memory/memory.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ShutdownService } from './shutdown.service';
 import { TeamsModule } from './teams/teams.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { WorkforcesModule } from './workforces/workforces.module';
 
 /**
  * The whole application. The global pipeline (rate limit → bearer guard →
@@ -43,6 +46,9 @@ export class AppModule {
         TeamsModule,
         BillingModule,
         WebhooksModule,
+        AgentsModule,
+        WorkforcesModule,
+        MemoryModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: TokenThrottlerGuard },

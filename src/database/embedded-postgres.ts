@@ -86,6 +86,48 @@ function acquireLock(dataDir: string): () => void {
   throw new Error(`Could not take the lock ${file}`);
 }
 
+/** Extended-protocol messages that leave a sequence open until the client's Sync. */
+const EXTENDED_MESSAGES = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((c) => c.charCodeAt(0)));
+const SYNC = 'S'.charCodeAt(0);
+const SIMPLE_QUERY = 'Q'.charCodeAt(0);
+
+interface SocketQueryQueue {
+  db: Pick<PGlite, 'isInTransaction' | 'runExclusive' | 'execProtocolRawStream' | 'exec'>;
+}
+
+/**
+ * pglite-socket queues each protocol message on its own and keeps one
+ * connection's messages together only inside a transaction. The `pg` driver
+ * sends a parameterised query as Parse/Bind/Describe/Execute/Sync, so two
+ * concurrent connections interleave on PGlite's single backend: one's Bind
+ * meets the other's unnamed statement ("portal \"\" does not exist", or
+ * worse, another query's rows). The queue is told "in a transaction" while a
+ * sequence is open (Parse... until Sync), so it serves that connection alone
+ * until its Sync, as it already does for transactions.
+ */
+function keepExtendedQueriesTogether(server: PGLiteSocketServer): void {
+  const queue = (server as unknown as { queryQueue: SocketQueryQueue }).queryQueue;
+  const db = queue.db;
+  let open = false;
+  queue.db = {
+    isInTransaction: () => open || db.isInTransaction(),
+    runExclusive: (fn) => db.runExclusive(fn),
+    exec: (query, options) => {
+      open = false;
+      return db.exec(query, options);
+    },
+    execProtocolRawStream: async (message, options) => {
+      const type = message[0];
+      try {
+        return await db.execProtocolRawStream(message, options);
+      } finally {
+        if (type === SYNC || type === SIMPLE_QUERY) open = false;
+        else if (EXTENDED_MESSAGES.has(type)) open = true;
+      }
+    },
+  };
+}
+
 export class EmbeddedPostgres {
   private constructor(
     readonly db: PGlite,
@@ -123,6 +165,7 @@ export class EmbeddedPostgres {
         path: path.join(socketDir, '.s.PGSQL.5432'),
         maxConnections: options.maxConnections,
       });
+      keepExtendedQueriesTogether(server);
       await server.start();
       return new EmbeddedPostgres(db, server, socketDir, release);
     } catch (err) {

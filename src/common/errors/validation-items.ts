@@ -14,9 +14,11 @@ const TYPE_BY_CONSTRAINT: [string, ValidationErrorType][] = [
   ['isInt', 'int_parsing'],
   ['isNumber', 'int_parsing'],
   ['isBoolean', 'bool_type'],
+  ['isArray', 'list_type'],
   ['isObject', 'dict_type'],
   ['nestedValidation', 'dict_type'],
-  ['isArray', 'list_type'],
+  // class-validator names the @IsUUID() constraint 'isUuid'.
+  ['isUuid', 'uuid_parsing'],
   ['isUUID', 'uuid_parsing'],
   ['isEnum', 'enum'],
   ['isIn', 'enum'],

@@ -1,0 +1,58 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { User } from '../../auth/entities/user.entity';
+import type { CanvasEdge, CanvasNode, Viewport } from '../canvas';
+
+/**
+ * A workforce and its draft canvas. `revision` counts saves of the draft;
+ * `version` is the latest published version (0 before the first publish) and
+ * `published_revision` the draft revision it was made from.
+ */
+@Entity({ name: 'workforces' })
+@Index('workforces_user_id_created_at_idx', ['userId', 'createdAt', 'id'])
+export class Workforce {
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ name: 'user_id', type: 'int' })
+  userId: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id' })
+  user?: User;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text', default: '' })
+  description: string;
+
+  @Column({ type: 'int', default: 0 })
+  revision: number;
+
+  @Column({ type: 'jsonb', default: [] })
+  nodes: CanvasNode[];
+
+  @Column({ type: 'jsonb', default: [] })
+  edges: CanvasEdge[];
+
+  @Column({ type: 'jsonb' })
+  viewport: Viewport;
+
+  @Column({ name: 'canvas_updated_at', type: 'timestamptz' })
+  canvasUpdatedAt: Date;
+
+  @Column({ type: 'int', default: 0 })
+  version: number;
+
+  @Column({ name: 'published_revision', type: 'int', nullable: true })
+  publishedRevision: number | null;
+
+  @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
+  publishedAt: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -13,6 +13,7 @@ import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseOverrides } from './database/database';
 import { HealthModule } from './health/health.module';
+import { McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ShutdownService } from './shutdown.service';
 import { TeamsModule } from './teams/teams.module';
@@ -39,6 +40,7 @@ export class AppModule {
         HealthModule,
         AuthModule,
         TeamsModule,
+        McpModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: TokenThrottlerGuard },

@@ -79,6 +79,8 @@ export class ConnectionTester {
     let agent: Agent | undefined;
     let pinned: PinnedLookup | undefined;
     let url: URL | undefined;
+    // The SSE client's EventSource swallows fetch errors (it reports only a message): keep them for classify().
+    const networkErrors: unknown[] = [];
 
     if (target.transport === 'stdio') {
       if (!this.config.mcp.stdioEnabled) return failure('stdio_disabled', 'Stdio MCP servers are disabled on this service (MCP_STDIO_ENABLED is not true)');
@@ -101,7 +103,7 @@ export class ConnectionTester {
         return failure('blocked_address', blockedMessage(err as BlockedAddressError));
       }
       agent = new Agent({ connect: { lookup: pinned.lookup, timeout: timeoutMs }, connections: 4 });
-      const fetch = guardedFetch(agent, pinned);
+      const fetch = guardedFetch(agent, pinned, networkErrors);
       const requestInit = { headers: config.headers ?? {} };
       transport =
         target.transport === 'sse'
@@ -141,7 +143,7 @@ export class ConnectionTester {
       const outcome = await Promise.race([settled, deadline]);
       if (outcome === 'timeout') return failure('timeout', `The server did not answer within ${timeoutMs} ms`);
       if ('error' in outcome) {
-        const f = classify(outcome.error, target, url);
+        const f = classify([outcome.error, ...networkErrors], target, url);
         return failure(f.code, f.message, f.extra);
       }
       const server = client.getServerVersion();
@@ -184,13 +186,18 @@ export class ConnectionTester {
  * redirects itself by calling this fetch again, so every hop is checked, and
  * reports any other redirect as an error.
  */
-function guardedFetch(agent: Agent, pinned: PinnedLookup): typeof fetch {
+function guardedFetch(agent: Agent, pinned: PinnedLookup, errors: unknown[]): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const target = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TestFailure('protocol_error', `Refusing a ${target.protocol} URL`);
-    pinned.checkLiteral(target.hostname);
-    const response = await undiciFetch(target, { ...(init as object), redirect: 'manual', dispatcher: agent } as Parameters<typeof undiciFetch>[1]);
-    return response as unknown as Response;
+    try {
+      pinned.checkLiteral(target.hostname);
+      const response = await undiciFetch(target, { ...(init as object), redirect: 'manual', dispatcher: agent } as Parameters<typeof undiciFetch>[1]);
+      return response as unknown as Response;
+    } catch (err) {
+      errors.push(err);
+      throw err;
+    }
   }) as typeof fetch;
 }
 
@@ -200,11 +207,11 @@ function blockedMessage(err: BlockedAddressError): string {
   return `Refusing to connect: ${err.message} (set MCP_ALLOW_PRIVATE_NETWORKS=true to allow private networks)`;
 }
 
-/** The error, its causes and, for AggregateErrors, their members. */
-function chain(error: unknown): unknown[] {
+/** The errors, their causes and, for AggregateErrors, their members. */
+function chain(errors: unknown[]): unknown[] {
   const out: unknown[] = [];
-  const queue = [error];
-  while (queue.length > 0 && out.length < 20) {
+  const queue = [...errors];
+  while (queue.length > 0 && out.length < 50) {
     const e = queue.shift();
     if (e === undefined || e === null || out.includes(e)) continue;
     out.push(e);
@@ -223,8 +230,8 @@ const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_
 const CLOSED_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 /** Maps whatever the SDK, undici, dns or spawn threw to the contract's failure codes. */
-function classify(error: unknown, target: TestTarget, url: URL | undefined): TestFailure {
-  const errors = chain(error);
+function classify(thrown: unknown[], target: TestTarget, url: URL | undefined): TestFailure {
+  const errors = chain(thrown);
   const where = url ? url.host : '';
   for (const e of errors) {
     if (e instanceof TestFailure) return e;

@@ -28,8 +28,11 @@ export class McpBodyPipe<T extends object> implements PipeTransform<unknown, Pro
       validationError: { target: false, value: false },
     });
     const items = toValidationItems(errors, ['body']);
-    const { transport, config } = body as { transport?: unknown; config?: unknown };
-    if (isPlainObject(config) && TRANSPORTS.includes(transport as McpTransport)) items.push(...validateConfig(transport as McpTransport, config));
+    // With an app_id the config is laid over the app's template first: the service checks the result.
+    const { transport, config, app_id } = body as { transport?: unknown; config?: unknown; app_id?: unknown };
+    if (app_id === undefined && isPlainObject(config) && TRANSPORTS.includes(transport as McpTransport)) {
+      items.push(...validateConfig(transport as McpTransport, config));
+    }
     if (items.length > 0) throw new ValidationFailed(items);
     return instance;
   }

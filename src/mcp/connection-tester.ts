@@ -260,5 +260,5 @@ function classify(thrown: unknown[], target: TestTarget, url: URL | undefined): 
   }
   const first = errors[0];
   const raw = first instanceof Error ? first.message : String(first);
-  return new TestFailure('protocol_error', `Not a working MCP server: ${raw.replace(/\s+/g, ' ').slice(0, 300)}`);
+  return new TestFailure('protocol_error', `Not a working MCP server: ${raw.replace(/\s+/g, ' ').slice(0, 200)}`);
 }

@@ -123,6 +123,23 @@ describe('MCP connection test (private networks allowed, stdio enabled for node)
     expect(res.body).toEqual(failure('protocol_error'));
   });
 
+  it('follows a same-origin redirect (each hop through the checked, pinned lookup)', async () => {
+    const res = await post(t, t.admin, { name: 'moved', transport: 'streamable_http', config: { url: `${streamable.url}/old` } });
+    expect(res.body).toMatchObject({ success: true, message: 'Connected to streamable-fixture 1.2.3' });
+  });
+
+  it('does not follow a redirect to another origin', async () => {
+    const redirect = await startPlainServer(307, '', { Location: `${streamable.url}/mcp` });
+    try {
+      const before = streamable.connections();
+      const res = await post(t, t.admin, { name: 'elsewhere', transport: 'streamable_http', config: { url: `${redirect.url}/mcp` } });
+      expect(res.body).toEqual(failure('http_error', { status: 307 }));
+      expect(streamable.connections()).toBe(before);
+    } finally {
+      await redirect.close();
+    }
+  });
+
   it('answers timeout for a server that accepts and never answers, within the hard timeout', async () => {
     const res = await post(t, t.admin, { name: 'silent', transport: 'streamable_http', config: { url: `${silent.url}/mcp` } });
     expect(res.body).toEqual(failure('timeout'));

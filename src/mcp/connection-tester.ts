@@ -131,6 +131,8 @@ export class ConnectionTester {
     const work = (async () => {
       // Resolve (and check) the name first, so a blocked or unknown host is reported as such.
       if (url && pinned && ipLiteral(url.hostname) === undefined) await pinned.addresses(url.hostname);
+      // A slow resolution may end after the timeout tore everything down: connect nothing then.
+      if (abort.signal.aborted) throw new TestFailure('timeout', 'Timed out');
       await client.connect(transport, { signal: abort.signal, timeout: timeoutMs });
       return await this.listTools(client, abort.signal, timeoutMs);
     })();

@@ -249,11 +249,14 @@ describe('MCP connection test (private networks allowed, stdio enabled for node)
   it('answers 429 with Retry-After when the user has MCP_MAX_TESTS_IN_FLIGHT tests running', async () => {
     const user = await t.createUser();
     const body = { name: 'silent', transport: 'streamable_http', config: { url: `${silent.url}/mcp` } };
-    const accepted = silent.connections();
-    const running = [1, 2, 3].map(() => post(t, user, body).then((r) => r));
-    // Each test holds its slot while connected to the silent server.
-    for (let i = 0; i < 200 && silent.connections() < accepted + 3; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(silent.connections()).toBe(accepted + 3);
+    // Started one after another: each holds its slot while connected to the silent server.
+    const running: Promise<request.Response>[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const accepted = silent.connections();
+      running.push(post(t, user, body).then((r) => r));
+      for (let j = 0; j < 200 && silent.connections() === accepted; j++) await new Promise((r) => setTimeout(r, 10));
+      expect(silent.connections()).toBe(accepted + 1);
+    }
     const refused = await post(t, user, body);
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ detail: 'Too many requests' });

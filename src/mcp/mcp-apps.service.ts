@@ -26,7 +26,8 @@ export class McpAppsService {
   }
 
   async get(id: string): Promise<McpApp> {
-    const app = await this.dataSource.getRepository(McpApp).findOneBy({ id });
+    // Ids never hold NUL, which PostgreSQL refuses even to compare.
+    const app = id.includes('\0') ? null : await this.dataSource.getRepository(McpApp).findOneBy({ id });
     if (!app) throw new NotFound('MCP app');
     return app;
   }

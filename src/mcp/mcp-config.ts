@@ -76,6 +76,11 @@ function checkString(value: unknown, loc: (string | number)[], max: number, item
     items.push(item(loc, `String should have at most ${max} characters`, 'string_too_long'));
     return false;
   }
+  // PostgreSQL cannot store NUL in text or jsonb.
+  if (value.includes('\0')) {
+    items.push(item(loc, 'Value must not contain NUL characters', 'value_error'));
+    return false;
+  }
   return true;
 }
 
@@ -95,7 +100,7 @@ function checkStringMap(
     const at = [...loc, name];
     if (!opts.name.test(name)) items.push(item(at, opts.nameMsg, 'value_error'));
     else if (opts.forbidden?.has(name.toLowerCase())) items.push(item(at, `The ${name} header cannot be set`, 'value_error'));
-    if (checkString(v, at, opts.maxValue, items) && /[\r\n\0]/.test(v)) items.push(item(at, 'Value must not contain line breaks or NUL', 'value_error'));
+    if (checkString(v, at, opts.maxValue, items) && /[\r\n]/.test(v)) items.push(item(at, 'Value must not contain line breaks', 'value_error'));
   }
 }
 

@@ -111,8 +111,11 @@ export class McpServersService {
     try {
       return await this.dataSource.transaction(work);
     } catch (err) {
-      const constraint = err instanceof QueryFailedError ? (err.driverError as { constraint?: string }).constraint : undefined;
+      if (!(err instanceof QueryFailedError)) throw err;
+      const constraint = (err.driverError as { constraint?: string }).constraint;
       if (constraint === 'mcp_servers_user_id_name_key' && name !== undefined) throw conflict(name);
+      // The error filter logs failed queries with their parameters, which hold the config's secrets.
+      Object.defineProperty(err, 'parameters', { value: err.parameters?.map(() => '[redacted]') });
       throw err;
     }
   }

@@ -51,9 +51,12 @@ describe('MCP app library', () => {
     });
     expect((await get('/api/mcp/apps/linear')).body).toMatchObject({ transport: 'sse', config_template: { url: 'https://mcp.linear.app/sse' }, auth_type: 'oauth' });
     expect((await get('/api/mcp/apps/time')).body.config_template).toEqual({ command: 'uvx', args: ['mcp-server-time'] });
-    const missing = await get('/api/mcp/apps/nope');
-    expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ detail: 'MCP app not found' });
+    for (const id of ['nope', 'a%00b']) {
+      const missing = await get(`/api/mcp/apps/${id}`);
+      expect(missing.status).toBe(404);
+      expect(missing.body).toEqual({ detail: 'MCP app not found' });
+    }
+    expect((await get('/api/mcp/apps?search=a%00b')).status).toBe(422);
   });
 
   it('searches id, name and description case-insensitively, with q as an alias', async () => {

@@ -272,12 +272,19 @@ describe('MCP servers', () => {
       expect(await problems({ name: 'x', transport: 'streamable_http', config: { url: 'not a url', headers: { Host: 'evil', 'X-A': 'a\r\nb' } } })).toEqual([
         { loc: ['body', 'config', 'url'], msg: 'Input should be a valid URL', type: 'value_error' },
         { loc: ['body', 'config', 'headers', 'Host'], msg: 'The Host header cannot be set', type: 'value_error' },
-        { loc: ['body', 'config', 'headers', 'X-A'], msg: 'Value must not contain line breaks or NUL', type: 'value_error' },
+        { loc: ['body', 'config', 'headers', 'X-A'], msg: 'Value must not contain line breaks', type: 'value_error' },
       ]);
       expect(await problems({ name: 'x', transport: 'sse', config: { url: 'file:///etc/passwd' } })).toEqual([
         { loc: ['body', 'config', 'url'], msg: "URL scheme should be 'http' or 'https'", type: 'value_error' },
       ]);
       expect(await problems({ name: 'x', transport: 'sse', config: [] })).toEqual([{ loc: ['body', 'config'], msg: expect.any(String), type: 'dict_type' }]);
+    });
+
+    it('refuses NUL characters, which PostgreSQL cannot store, with 422', async () => {
+      expect(await problems({ name: 'a\u0000b', transport: 'stdio', config: { command: 'npx', env: { A: 'x\u0000' } } })).toEqual([
+        { loc: ['body', 'name'], msg: 'must not contain NUL characters', type: 'value_error' },
+        { loc: ['body', 'config', 'env', 'A'], msg: 'Value must not contain NUL characters', type: 'value_error' },
+      ]);
     });
 
     it('answers 422 json_invalid for a body that is not JSON', async () => {

@@ -1,33 +1,40 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { PaginationQuery } from '../../common/http/pagination';
 import type { McpApp } from '../entities/mcp-app.entity';
 import type { McpTransport } from '../entities/mcp-server.entity';
 import { TRANSPORT_DISPLAY, TRANSPORTS } from '../mcp-config';
+
+/** PostgreSQL cannot compare text with NUL in it. */
+const NoNul = () => Matches(/^[^\0]*$/, { message: 'must not contain NUL characters' });
 
 export class ListMcpAppsQuery extends PaginationQuery {
   @ApiPropertyOptional({ example: 'github', description: 'Case-insensitive match in the id, name or description' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  @NoNul()
   search?: string;
 
   @ApiPropertyOptional({ example: 'github', description: 'Alias of search' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  @NoNul()
   q?: string;
 
   @ApiPropertyOptional({ example: 'databases', description: 'Exact category, case-insensitive' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
+  @NoNul()
   category?: string;
 
   @ApiPropertyOptional({ example: 'Cloudflare', description: 'Exact provider, case-insensitive' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
+  @NoNul()
   provider?: string;
 
   @ApiPropertyOptional({ enum: [...TRANSPORTS], example: 'stdio' })

@@ -1,5 +1,8 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+
+/** PostgreSQL cannot store NUL in text. */
+const NoNul = () => Matches(/^[^\0]*$/, { message: 'must not contain NUL characters' });
 import type { McpServer, McpTransport } from '../entities/mcp-server.entity';
 import { maskConfig, TRANSPORT_DISPLAY, TRANSPORTS } from '../mcp-config';
 
@@ -48,6 +51,7 @@ export class CreateMcpServerDto {
   @IsString()
   @MinLength(1)
   @MaxLength(100)
+  @NoNul()
   name?: string;
 
   @ApiPropertyOptional({ ...TRANSPORT_DOC, description: 'Required unless app_id is given (then defaults to the app transport)' })
@@ -60,6 +64,7 @@ export class CreateMcpServerDto {
   @IsOptional()
   @IsString()
   @MaxLength(1000)
+  @NoNul()
   description?: string;
 
   @ApiPropertyOptional({ ...CONFIG_DOC, example: { url: 'https://mcp.notion.com/mcp' } })
@@ -82,6 +87,7 @@ export class CreateMcpServerDto {
   @IsOptional()
   @IsString()
   @MaxLength(100)
+  @NoNul()
   app_id?: string;
 }
 
@@ -92,6 +98,7 @@ export class UpdateMcpServerDto {
   @IsString()
   @MinLength(1)
   @MaxLength(100)
+  @NoNul()
   name?: string;
 
   @ApiPropertyOptional(TRANSPORT_DOC)
@@ -103,6 +110,7 @@ export class UpdateMcpServerDto {
   @IsOptional()
   @IsString()
   @MaxLength(1000)
+  @NoNul()
   description?: string;
 
   @ApiPropertyOptional({ ...CONFIG_DOC, example: { url: 'https://mcp.notion.com/mcp', headers: { Authorization: '********' } } })
@@ -166,6 +174,7 @@ export class TestConnectionDto {
   @IsString()
   @MinLength(1)
   @MaxLength(100)
+  @NoNul()
   name?: string;
 
   @ApiPropertyOptional({ ...TRANSPORT_DOC, description: 'Required unless app_id is given' })
@@ -184,6 +193,7 @@ export class TestConnectionDto {
   @IsOptional()
   @IsString()
   @MaxLength(100)
+  @NoNul()
   app_id?: string;
 }
 

@@ -251,6 +251,9 @@ function classify(thrown: unknown[], target: TestTarget, url: URL | undefined): 
     if (UNREACHABLE_CODES.has(code)) return new TestFailure('connection_refused', `${where} is unreachable`);
     if (TIMEOUT_CODES.has(code)) return new TestFailure('timeout', `Timed out connecting to ${where}`);
     if (CLOSED_CODES.has(code)) return new TestFailure('protocol_error', `${where} closed the connection without an MCP answer`);
+    if (/^(CERT_|ERR_TLS_|ERR_SSL_)|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)) {
+      return new TestFailure('protocol_error', `TLS handshake with ${where} failed (${code})`);
+    }
   }
   for (const e of errors) {
     if (e instanceof StreamableHTTPError || e instanceof SseError) {

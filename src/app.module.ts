@@ -16,6 +16,7 @@ import { DatabaseModule } from './database/database.module';
 import type { DatabaseOverrides } from './database/database';
 import { HealthModule } from './health/health.module';
 import { MemoryModule } from './memory/memory.module';
+import { McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ShutdownService } from './shutdown.service';
 import { TeamsModule } from './teams/teams.module';
@@ -49,6 +50,7 @@ export class AppModule {
         AgentsModule,
         WorkforcesModule,
         MemoryModule,
+        McpModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: TokenThrottlerGuard },

@@ -125,6 +125,7 @@ const schema = z.object({
   MCP_STDIO_ENABLED: bool.default(false),
   MCP_STDIO_ALLOWED_COMMANDS: list,
   MCP_MAX_TESTS_IN_FLIGHT: int(1, 1000).default(3),
+  MCP_STDIO_PATH: optionalString,
 });
 
 export type Env = z.input<typeof schema>;
@@ -165,6 +166,8 @@ export interface AppConfig {
     stdioEnabled: boolean;
     stdioAllowedCommands: string[];
     maxTestsInFlight: number;
+    /** PATH of stdio test processes (their only variable besides the config's env); default: the service's PATH. */
+    stdioPath: string;
   };
 }
 
@@ -228,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       stdioEnabled: e.MCP_STDIO_ENABLED,
       stdioAllowedCommands: e.MCP_STDIO_ALLOWED_COMMANDS,
       maxTestsInFlight: e.MCP_MAX_TESTS_IN_FLIGHT,
+      stdioPath: e.MCP_STDIO_PATH ?? env.PATH ?? process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     },
   };
 }

@@ -1,0 +1,44 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { McpTransport } from './mcp-server.entity';
+
+export type McpAuthType = 'none' | 'api_key' | 'oauth';
+
+/** A library app: a known MCP server with its config template (seeded by a migration; operators may add rows). */
+@Entity({ name: 'mcp_apps' })
+export class McpApp {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text', default: '' })
+  description: string;
+
+  @Column({ type: 'text' })
+  category: string;
+
+  @Column({ type: 'text' })
+  provider: string;
+
+  @Column({ type: 'text' })
+  transport: McpTransport;
+
+  @Column({ name: 'config_template', type: 'jsonb' })
+  configTemplate: Record<string, unknown>;
+
+  @Column({ name: 'required_config', type: 'jsonb', default: [] })
+  requiredConfig: string[];
+
+  @Column({ name: 'auth_type', type: 'text', default: 'none' })
+  authType: McpAuthType;
+
+  @Column({ type: 'text', nullable: true })
+  homepage: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -5,6 +5,7 @@ import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { TeamsModule } from '../teams/teams.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /** What the CLI needs: configuration, the database (migrated) and the services its commands call. No HTTP. */
 @Module({})
@@ -12,7 +13,7 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config), MetricsModule, TeamsModule, AuthModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(config), MetricsModule, TeamsModule, AuthModule, WebhooksModule],
     };
   }
 }

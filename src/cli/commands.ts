@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { TokensService } from '../auth/tokens.service';
 import { UsersService } from '../auth/users.service';
 import { TokenView } from '../auth/dto/auth.dto';
+import { WebhooksService } from '../webhooks/webhooks.service';
 
 export class UsageError extends Error {}
 
@@ -67,6 +68,14 @@ export const COMMANDS: Record<string, Command> = {
       const user = await ctx.get(UsersService).getByEmail(str(flags, 'email', true));
       return (await ctx.get(TokensService).list(user.id)).map((t) => TokenView.of(t));
     },
+  },
+  'webhooks:failures': {
+    usage: 'webhooks:failures: payment webhook deliveries whose handler failed, newest first, with their payloads',
+    run: (ctx) => ctx.get(WebhooksService).listFailures(),
+  },
+  'webhooks:replay': {
+    usage: 'webhooks:replay --id <event id>: process a kept failure again, exactly once ({"status":"ok"} or "already_processed")',
+    run: (ctx, flags) => ctx.get(WebhooksService).replay(str(flags, 'id', true)),
   },
   'migration:run': {
     usage: 'migration:run (pending migrations are applied when the CLI opens the database)',

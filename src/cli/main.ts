@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '../config/config';
 import { DatabaseInUseError } from '../database/embedded-postgres';
 import { CliModule } from './cli.module';
 import { COMMANDS, Flags, UsageError } from './commands';
+import { WebhookHandlerFailed } from '../webhooks/processed-events.service';
 
 /**
  * `npm run cli -- <command> [--flag value ...]`. Prints exactly one line of
@@ -76,6 +77,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     if (err instanceof UsageError) process.stderr.write(`Error: ${err.message}\n${usage()}\n`);
     else if (err instanceof DatabaseInUseError || err instanceof ConfigError) process.stderr.write(`Error: ${err.message}\n`);
+    else if (err instanceof WebhookHandlerFailed) process.stderr.write(`Error: ${err.message}: ${err.reason}\n`);
     else if (err instanceof ApiError) process.stderr.write(`Error: ${err.message}\n`);
     else process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);

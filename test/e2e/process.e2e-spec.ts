@@ -3,6 +3,8 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import Stripe from 'stripe';
+import { checkoutCompleted, subscription, WEBHOOK_SECRET } from '../factories/payment-events';
 import { childEnv, MAIN, runCli, startService } from '../setup/service-process';
 
 /**
@@ -165,5 +167,66 @@ describe('The CLI', () => {
     const unknown = runCli(['frobnicate'], { DATA_DIR: dataDir });
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('Unknown command');
+  }, 60_000);
+});
+
+describe('The CLI for webhook failures', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-cli-webhooks-'));
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  const post = (url: string, payload: object) => {
+    const body = JSON.stringify(payload);
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: WEBHOOK_SECRET });
+    return fetch(`${url}/api/webhooks/payment`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'payment-signature': signature }, body });
+  };
+
+  it('lists a kept failure and replays it, exactly once, after the configuration is fixed', async () => {
+    const svc = await startService({ DATA_DIR: dataDir, PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET });
+    expect((await post(svc.url, checkoutCompleted(1, 'sub_cli', 'cus_cli'))).status).toBe(200);
+    const failing = subscription('customer.subscription.updated', { id: 'sub_cli', customer: 'cus_cli', price: 'price_unknown_yet' });
+    const res = await post(svc.url, failing);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ detail: 'Webhook handler failed' });
+    svc.child.kill('SIGTERM');
+    await svc.exited;
+
+    const failures = runCli(['webhooks:failures'], { DATA_DIR: dataDir });
+    expect(failures.status).toBe(0);
+    const listed = JSON.parse(failures.stdout) as { event_id: string; type: string; error: string }[];
+    expect(listed).toEqual([expect.objectContaining({ event_id: failing.id, type: 'customer.subscription.updated', error: expect.stringContaining('price_unknown_yet') })]);
+
+    const stillBroken = runCli(['webhooks:replay', '--id', failing.id], { DATA_DIR: dataDir });
+    expect(stillBroken.status).toBe(1);
+    expect(stillBroken.stdout).toBe('');
+    expect(stillBroken.stderr).toContain('Webhook handler failed');
+
+    const fixed = { DATA_DIR: dataDir, PAYMENT_PRICE_PLANS: 'price_unknown_yet=Pro' };
+    const replay = runCli(['webhooks:replay', '--id', failing.id], fixed);
+    expect(replay.status).toBe(0);
+    expect(JSON.parse(replay.stdout)).toEqual({ status: 'ok' });
+    const again = runCli(['webhooks:replay', '--id', failing.id], fixed);
+    expect(again.status).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ status: 'already_processed' });
+
+    const svc2 = await startService({ DATA_DIR: dataDir, BOOTSTRAP_ADMIN_TOKEN: 'unused-after-first-start-0123456789ab' });
+    const token = runCli(['token:create', '--email', 'admin@localhost'], { DATA_DIR: dataDir });
+    expect(token.stderr).toMatch(/in use/);
+    svc2.child.kill('SIGTERM');
+    await svc2.exited;
+    const created = JSON.parse(runCli(['token:create', '--email', 'admin@localhost'], { DATA_DIR: dataDir }).stdout) as { token: string };
+    const svc3 = await startService({ DATA_DIR: dataDir });
+    const team = await fetch(`${svc3.url}/api/team`, { headers: { Authorization: `Bearer ${created.token}` } });
+    expect((await team.json()) as { plan: string }).toEqual(expect.objectContaining({ plan: 'Pro', payment_subscription_id: 'sub_cli' }));
+    svc3.child.kill('SIGTERM');
+    await svc3.exited;
+  }, 120_000);
+
+  it('answers a replay of an unknown event id with a reason on stderr', () => {
+    const res = runCli(['webhooks:replay', '--id', 'evt_nope'], { DATA_DIR: dataDir });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('Webhook failure not found');
   }, 60_000);
 });

@@ -90,6 +90,14 @@ describe('Authentication and tokens', () => {
     expect(res.body).toEqual({ detail: 'Invalid or expired token' });
   });
 
+  it('authenticates concurrent requests of different users each as its own caller', async () => {
+    const users = await Promise.all(Array.from({ length: 4 }, () => t.createUser()));
+    const calls = Array.from({ length: 24 }, (_, i) => users[i % users.length]);
+    const results = await Promise.all(calls.map((u) => request(t.http).get('/api/auth/me').set('Authorization', u.auth)));
+    expect(results.map((r) => r.status)).toEqual(Array(24).fill(200));
+    expect(results.map((r) => r.body.user.id)).toEqual(calls.map((u) => u.id));
+  });
+
   it('stores only the SHA-256 of a token', async () => {
     const user = await t.createUser();
     const rows: { token_hash: string }[] = await t.dataSource.query(`SELECT token_hash FROM api_tokens WHERE user_id = $1`, [user.id]);

@@ -48,7 +48,11 @@ export class BearerAuthGuard implements CanActivate {
     const header = req.headers.authorization;
     if (typeof header !== 'string' || !BEARER.test(header)) throw new Unauthorized('Not authenticated');
     const user = await new Promise<AuthUser | false>((resolve, reject) => {
-      passport.authenticate(this.strategy, { session: false }, (err: unknown, found: AuthUser | false) => (err ? reject(err) : resolve(found)))(
+      // passport attaches this request's callbacks to the instance it is given (it
+      // derives one per request only for named strategies), so derive one here:
+      // sharing the instance let concurrent requests answer each other's callbacks.
+      const perRequest = Object.create(this.strategy) as BearerStrategy<Verify>;
+      passport.authenticate(perRequest, { session: false }, (err: unknown, found: AuthUser | false) => (err ? reject(err) : resolve(found)))(
         req,
         http.getResponse<Response>(),
         reject,

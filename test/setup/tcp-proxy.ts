@@ -42,7 +42,7 @@ export class TcpProxy {
 
   /** The database is back, on the same port. */
   async restore(): Promise<void> {
-    await this.start(this.port);
+    if (!this.server) await this.start(this.port);
   }
 
   async stop(): Promise<void> {

@@ -118,7 +118,7 @@ export async function createTestApp(
       return { id: body.user_id, teamId: body.team_id, email: body.email, role: body.role, token: body.token, auth: `Bearer ${body.token}` };
     },
     async close() {
-      await proxy?.restore().catch(() => undefined);
+      await proxy?.restore();
       await app.close();
       await proxy?.stop();
       await embedded?.stop();

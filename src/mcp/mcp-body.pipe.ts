@@ -2,6 +2,7 @@ import { Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ValidationFailed } from '../common/errors/errors';
+import { inputProblems } from '../common/errors/input-problems';
 import { toValidationItems } from '../common/errors/validation-items';
 import type { McpTransport } from './entities/mcp-server.entity';
 import { isPlainObject, TRANSPORTS, validateConfig } from './mcp-config';
@@ -20,6 +21,9 @@ export class McpBodyPipe<T extends object> implements PipeTransform<unknown, Pro
   async transform(value: unknown): Promise<T> {
     const body = value === undefined ? {} : value;
     if (!isPlainObject(body)) throw ValidationFailed.one(['body'], 'Input should be a valid dictionary or object', 'dict_type');
+    // Too deep for class-transformer, NUL characters PostgreSQL cannot store, `__proto__` members.
+    const problems = inputProblems(body, 'body');
+    if (problems.unsafe) throw new ValidationFailed(problems.items);
     const instance = plainToInstance(this.dto, body);
     const errors = await validate(instance, {
       whitelist: true,
@@ -27,7 +31,7 @@ export class McpBodyPipe<T extends object> implements PipeTransform<unknown, Pro
       forbidUnknownValues: false,
       validationError: { target: false, value: false },
     });
-    const items = toValidationItems(errors, ['body']);
+    const items = [...toValidationItems(errors, ['body']), ...problems.items];
     // With an app_id the config is laid over the app's template first: the service checks the result.
     const { transport, config, app_id } = body as { transport?: unknown; config?: unknown; app_id?: unknown };
     if (app_id === undefined && isPlainObject(config) && TRANSPORTS.includes(transport as McpTransport)) {

@@ -2,6 +2,7 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ValidationFailed, ValidationLocation } from './errors';
+import { inputProblems } from './input-problems';
 import { toValidationItems } from './validation-items';
 
 const PRIMITIVES: unknown[] = [String, Boolean, Number, Array, Object, Buffer];
@@ -21,6 +22,8 @@ export class RequestValidationPipe implements PipeTransform {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw ValidationFailed.one([location], 'Input should be a valid dictionary or object', 'dict_type');
     }
+    const problems = inputProblems(value, location);
+    if (problems.unsafe) throw new ValidationFailed(problems.items);
     const instance = plainToInstance(metatype as new () => object, value) as object;
     const errors = await validate(instance, {
       whitelist: true,
@@ -29,7 +32,7 @@ export class RequestValidationPipe implements PipeTransform {
       forbidUnknownValues: false,
       validationError: { target: false, value: false },
     });
-    if (errors.length > 0) throw new ValidationFailed(toValidationItems(errors, [location]));
+    if (errors.length > 0 || problems.items.length > 0) throw new ValidationFailed([...toValidationItems(errors, [location]), ...problems.items]);
     return instance;
   }
 }

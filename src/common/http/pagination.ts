@@ -12,10 +12,12 @@ export class PaginationQuery {
   @Max(200)
   limit: number = 50;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  // Bounded so a huge offset is a 422, not an out-of-range error from the database (a 500).
+  @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
   @Type(() => Number)
   @IsInt({ message: 'offset must be a whole number' })
   @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   offset: number = 0;
 }
 

@@ -12,6 +12,7 @@ import { ConfigModule } from './config/config.module';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseOverrides } from './database/database';
+import { FilesModule } from './files/files.module';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ShutdownService } from './shutdown.service';
@@ -39,6 +40,7 @@ export class AppModule {
         HealthModule,
         AuthModule,
         TeamsModule,
+        FilesModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: TokenThrottlerGuard },

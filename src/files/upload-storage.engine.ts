@@ -1,0 +1,92 @@
+import { Logger } from '@nestjs/common';
+import type { Request } from 'express';
+import type { StorageEngine } from 'multer';
+import { createHash, randomUUID } from 'node:crypto';
+import { Transform } from 'node:stream';
+import { PayloadTooLarge } from '../common/errors/errors';
+import { detectContentType, DETECTION_BYTES } from './content-type';
+import { StorageDriver, storageKeyOf } from './storage/storage-driver';
+
+/** What the engine adds to multer's file object once a part is stored. */
+export interface StoredPart {
+  fileId: string;
+  storageKey: string;
+  size: number;
+  sha256: string;
+  contentType: string;
+}
+
+export type UploadedPart = Express.Multer.File & StoredPart;
+
+/**
+ * A multer storage engine that streams each file part straight into the
+ * storage driver under a fresh id, counting its size, hashing it (SHA-256)
+ * and keeping only its first bytes for content-type detection: memory does
+ * not grow with the file. A part over the size limit fails the stream, which
+ * makes the driver drop what it wrote.
+ */
+export class StreamingStorageEngine implements StorageEngine {
+  private readonly logger = new Logger(StreamingStorageEngine.name);
+
+  constructor(
+    private readonly storage: StorageDriver,
+    private readonly maxFileBytes: number,
+  ) {}
+
+  _handleFile(_req: Request, file: Express.Multer.File, callback: (error?: unknown, info?: Partial<UploadedPart>) => void): void {
+    this.store(file).then(
+      (info) => callback(null, info),
+      (err: unknown) => callback(err),
+    );
+  }
+
+  /** Called by multer for the parts already stored when the request fails. */
+  _removeFile(_req: Request, file: Express.Multer.File, callback: (error: Error | null) => void): void {
+    const key = (file as Partial<UploadedPart>).storageKey;
+    if (!key) return callback(null);
+    this.storage.delete(key).then(
+      () => callback(null),
+      (err: unknown) => {
+        this.logger.warn(`Could not remove ${key} of a failed upload: ${String(err)}`);
+        callback(err as Error);
+      },
+    );
+  }
+
+  private async store(file: Express.Multer.File): Promise<StoredPart> {
+    const fileId = randomUUID();
+    const storageKey = storageKeyOf(fileId);
+    const hash = createHash('sha256');
+    const head: Buffer[] = [];
+    let headBytes = 0;
+    let size = 0;
+    const limit = this.maxFileBytes;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > limit) {
+          return done(new PayloadTooLarge(`File "${file.originalname}" is larger than ${limit} bytes (MAX_UPLOAD_FILE_BYTES)`));
+        }
+        hash.update(chunk);
+        if (headBytes < DETECTION_BYTES) {
+          const slice = chunk.subarray(0, DETECTION_BYTES - headBytes);
+          // A copy: keeping a view would pin the whole chunk.
+          head.push(Buffer.from(slice));
+          headBytes += slice.length;
+        }
+        done(null, chunk);
+      },
+    });
+    file.stream.pipe(meter);
+    // pipe() does not forward errors: a request cut mid-file must fail the driver's write.
+    file.stream.once('error', (err) => meter.destroy(err));
+    await this.storage.put(storageKey, meter);
+    return {
+      fileId,
+      storageKey,
+      size,
+      sha256: hash.digest('hex'),
+      contentType: await detectContentType(Buffer.concat(head), file.originalname),
+    };
+  }
+}

@@ -42,7 +42,9 @@ export class FilePreviewService {
     const range = requestedRange(req, file.size, etag);
     if (range === 'unsatisfiable') {
       res.setHeader('Content-Range', `bytes */${file.size}`);
-      res.status(416).json({ detail: 'Range not satisfiable' });
+      res.removeHeader('Content-Disposition');
+      // The error body is JSON, not the file's type.
+      res.status(416).type('application/json').json({ detail: 'Range not satisfiable' });
       return;
     }
     if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);

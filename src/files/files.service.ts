@@ -38,7 +38,10 @@ export class FilesService {
       if (!isMultipart) {
         throw ValidationFailed.one(['header', 'content-type'], 'Value error, expected multipart/form-data', 'value_error');
       }
-      const fields = parseUploadForm(body, parts.map((p) => p.fieldname));
+      const fields = parseUploadForm(
+        body,
+        parts.map((p) => p.fieldname),
+      );
       const totalBytes = parts.reduce((sum, p) => sum + p.size, 0);
       const files = await this.dataSource.transaction(async (manager) => {
         await this.usage.consume(user.teamId, 'storage_bytes', totalBytes, manager);

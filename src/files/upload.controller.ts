@@ -24,7 +24,7 @@ export class UploadController {
     description:
       'Streams each file to storage, computing its SHA-256 and detecting its content type. All or nothing: if any part ' +
       'fails (a limit, the team quota, a bad field, a dropped connection), no file is kept and usage is unchanged. ' +
-      'Limits: MAX_UPLOAD_FILE_BYTES per file and MAX_UPLOAD_FILES per request (413), the plan\'s storage_bytes (402).',
+      "Limits: MAX_UPLOAD_FILE_BYTES per file and MAX_UPLOAD_FILES per request (413), the plan's storage_bytes (402).",
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: UPLOAD_FORM_SCHEMA })

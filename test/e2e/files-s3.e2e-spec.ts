@@ -37,7 +37,12 @@ describe('Share uploads on S3-compatible storage', () => {
     s3server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET }] });
     const { port } = await s3server.run();
     endpoint = `http://127.0.0.1:${port}`;
-    s3 = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    s3 = new S3Client({
+      region: 'us-east-1',
+      endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
     t = await createTestApp(s3env(BUCKET));
   });
 

@@ -22,7 +22,9 @@ function storedObjects(t: TestApp): string[] {
 }
 
 async function usage(t: TestApp, teamId: number): Promise<{ storage: number; files: number }> {
-  const [row] = await t.dataSource.query(`SELECT usage_storage_bytes AS storage, usage_files_uploaded AS files FROM teams WHERE id = $1`, [teamId]);
+  const [row] = await t.dataSource.query(`SELECT usage_storage_bytes AS storage, usage_files_uploaded AS files FROM teams WHERE id = $1`, [
+    teamId,
+  ]);
   return { storage: Number(row.storage), files: Number(row.files) };
 }
 
@@ -32,7 +34,12 @@ async function rowCount(t: TestApp, userId: number): Promise<number> {
 }
 
 /** Nothing of a failed request may remain: no object (nor partial file), no row, usage unchanged. */
-async function expectNothingStored(t: TestApp, user: TestUser, objectsBefore: string[], usageBefore = { storage: 0, files: 0 }): Promise<void> {
+async function expectNothingStored(
+  t: TestApp,
+  user: TestUser,
+  objectsBefore: string[],
+  usageBefore = { storage: 0, files: 0 },
+): Promise<void> {
   // A part cut off by a broken body is removed as its stream fails, which may finish just after the answer.
   await eventually(() => storedObjects(t).length <= objectsBefore.length, 'partial files to be removed');
   expect(storedObjects(t)).toEqual(objectsBefore);
@@ -159,7 +166,9 @@ describe('Share uploads and files (local storage)', () => {
       const user = await t.createUser();
       const res = await upload(user).send({ file: 'x' });
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ detail: [{ loc: ['header', 'content-type'], msg: 'Value error, expected multipart/form-data', type: 'value_error' }] });
+      expect(res.body).toEqual({
+        detail: [{ loc: ['header', 'content-type'], msg: 'Value error, expected multipart/form-data', type: 'value_error' }],
+      });
     });
 
     it.each([
@@ -222,7 +231,9 @@ describe('Share uploads and files (local storage)', () => {
       const user = await t.createUser();
       const res = await upload(user).field('task_id', 'a').field('task_id', 'b').attach('file', Buffer.from('x'), 'x.txt');
       expect(res.status).toBe(422);
-      expect(res.body.detail).toEqual([{ loc: ['form', 'task_id'], msg: 'Input should be a valid string (sent once)', type: 'string_type' }]);
+      expect(res.body.detail).toEqual([
+        { loc: ['form', 'task_id'], msg: 'Input should be a valid string (sent once)', type: 'string_type' },
+      ]);
     });
 
     it('answers 413 for a file over MAX_UPLOAD_FILE_BYTES and removes the files stored before it', async () => {
@@ -257,7 +268,10 @@ describe('Share uploads and files (local storage)', () => {
 
     it("answers 402 past the team's storage quota with used as before, and keeps nothing", async () => {
       const user = await t.createUser();
-      const first = await upload(user).attach('file', Buffer.alloc(60_000), 'a.bin').attach('file', Buffer.alloc(60_000), 'b.bin').attach('file', Buffer.alloc(60_000), 'c.bin');
+      const first = await upload(user)
+        .attach('file', Buffer.alloc(60_000), 'a.bin')
+        .attach('file', Buffer.alloc(60_000), 'b.bin')
+        .attach('file', Buffer.alloc(60_000), 'c.bin');
       expect(first.status).toBe(200);
       const objects = storedObjects(t);
       const res = await upload(user).attach('file', Buffer.alloc(50_000), 'd.bin').attach('file', Buffer.alloc(50_000), 'e.bin');
@@ -284,7 +298,11 @@ describe('Share uploads and files (local storage)', () => {
           port,
           method: 'POST',
           path: '/api/share/files/upload',
-          headers: { Authorization: user.auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(10 * MAX_FILE) },
+          headers: {
+            Authorization: user.auth,
+            'Content-Type': `multipart/form-data; boundary=${boundary}`,
+            'Content-Length': String(10 * MAX_FILE),
+          },
         });
         req.on('error', () => resolve());
         req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="done.txt"\r\n\r\ncomplete\r\n`);
@@ -317,14 +335,18 @@ describe('Share uploads and files (local storage)', () => {
       const user = await t.createUser();
       const res = await upload(user).set('Content-Type', 'multipart/form-data').send('x');
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ detail: [{ loc: ['form'], msg: 'Malformed multipart body: Multipart: Boundary not found', type: 'value_error' }] });
+      expect(res.body).toEqual({
+        detail: [{ loc: ['form'], msg: 'Malformed multipart body: Multipart: Boundary not found', type: 'value_error' }],
+      });
     });
 
     it('does not leak file descriptors on malformed and aborted bodies', async () => {
       const user = await t.createUser();
       const fds = () => fs.readdirSync('/proc/self/fd').length;
       // Warm up once so lazily opened descriptors (pool connections, log files) are already counted.
-      await upload(user).set('Content-Type', 'multipart/form-data; boundary=b').send('--b\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc');
+      await upload(user)
+        .set('Content-Type', 'multipart/form-data; boundary=b')
+        .send('--b\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc');
       const baseline = fds();
       for (let i = 0; i < 20; i++) {
         const res = await upload(user)
@@ -349,7 +371,13 @@ describe('Share uploads and files (local storage)', () => {
       for (const [i, name] of names.entries()) req = req.attach(`file.${i}`, Buffer.from(`content ${i}`), name);
       const res = await req;
       expect(res.status).toBe(200);
-      expect(res.body.files.map((f: { name: string }) => f.name)).toEqual(['résumé 2026 – 报告.pdf', 'emoji 🎉.txt', 'quote"d.txt', "paren (1) 'x'*.txt", 'win.txt']);
+      expect(res.body.files.map((f: { name: string }) => f.name)).toEqual([
+        'résumé 2026 – 报告.pdf',
+        'emoji 🎉.txt',
+        'quote"d.txt',
+        "paren (1) 'x'*.txt",
+        'win.txt',
+      ]);
       const meta = await request(t.http).get(`/api/files/${res.body.files[0].id}`).set('Authorization', user.auth);
       expect(meta.body.name).toBe('résumé 2026 – 报告.pdf');
       const preview = await request(t.http).get(res.body.files[0].preview_url).set('Authorization', user.auth);
@@ -359,12 +387,14 @@ describe('Share uploads and files (local storage)', () => {
       const quoted = await request(t.http).get(res.body.files[2].preview_url).set('Authorization', user.auth);
       expect(quoted.headers['content-disposition']).toBe(`inline; filename="quote_d.txt"; filename*=UTF-8''quote%22d.txt`);
       const parens = await request(t.http).get(res.body.files[3].preview_url).set('Authorization', user.auth);
-      expect(parens.headers['content-disposition']).toBe(`inline; filename="paren (1) 'x'*.txt"; filename*=UTF-8''paren%20%281%29%20%27x%27%2A.txt`);
+      expect(parens.headers['content-disposition']).toBe(
+        `inline; filename="paren (1) 'x'*.txt"; filename*=UTF-8''paren%20%281%29%20%27x%27%2A.txt`,
+      );
     });
   });
 
   describe('files API', () => {
-    it('lists the caller\'s files newest first, filtered by task_id and folder, with X-Total-Count', async () => {
+    it("lists the caller's files newest first, filtered by task_id and folder, with X-Total-Count", async () => {
       const user = await t.createUser();
       const other = await t.createUser();
       await upload(other).field('task_id', 't-1').attach('file', Buffer.from('other'), 'other.txt');
@@ -396,7 +426,7 @@ describe('Share uploads and files (local storage)', () => {
       expect(res.body.detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'value_error' });
     });
 
-    it('returns one file\'s metadata, the same object as the upload answered', async () => {
+    it("returns one file's metadata, the same object as the upload answered", async () => {
       const user = await t.createUser();
       const up = await upload(user).field('folder', 'x').attach('file', Buffer.from('hello'), 'hello.txt');
       const res = await request(t.http).get(`/api/files/${up.body.files[0].id}`).set('Authorization', user.auth);
@@ -464,7 +494,14 @@ describe('Share uploads and files (local storage)', () => {
       unknown: Buffer.from([0x00, 0x13, 0x37, 0xfe, 0xed, 0xfa, 0xce, 0x01, 0x02]),
       empty: Buffer.alloc(0),
     };
-    const names: Record<string, string> = { png: 'picture', html: 'page.html', svg: 'drawing.svg', text: 'notes.txt', unknown: 'blob', empty: 'empty.txt' };
+    const names: Record<string, string> = {
+      png: 'picture',
+      html: 'page.html',
+      svg: 'drawing.svg',
+      text: 'notes.txt',
+      unknown: 'blob',
+      empty: 'empty.txt',
+    };
 
     beforeAll(async () => {
       user = await t.createUser();
@@ -484,11 +521,13 @@ describe('Share uploads and files (local storage)', () => {
       ['text', 'text/plain; charset=utf-8'],
       ['unknown', 'application/octet-stream'],
     ])('serves %s with its detected type and the safety headers', async (key, contentType) => {
-      const res = await preview(key).buffer(true).parse((r, cb) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => cb(null, Buffer.concat(chunks)));
-      });
+      const res = await preview(key)
+        .buffer(true)
+        .parse((r, cb) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => cb(null, Buffer.concat(chunks)));
+        });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe(contentType);
       expect(res.headers['content-length']).toBe(String(bodies[key].length));
@@ -580,13 +619,24 @@ describe('Share uploads and files (local storage)', () => {
     const res = await request(t.http).get('/docs-json');
     const upload = res.body.paths['/api/share/files/upload'].post;
     const schema = upload.requestBody.content['multipart/form-data'].schema;
-    expect(Object.keys(schema.properties)).toEqual(['task_type', 'message', 'task_id', 'folder', 'file', 'files', 'file.0', 'files.0.items']);
+    expect(Object.keys(schema.properties)).toEqual([
+      'task_type',
+      'message',
+      'task_id',
+      'folder',
+      'file',
+      'files',
+      'file.0',
+      'files.0.items',
+    ]);
     expect(schema.properties['file.0']).toMatchObject({ type: 'string', format: 'binary' });
     expect(upload.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/UploadResultView');
     expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(['200', '402', '413', '422', '401']));
     const preview = res.body.paths['/api/files/preview/{file_id}'];
     expect(preview.get.responses['200'].content['*/*'].schema).toEqual({ type: 'string', format: 'binary' });
-    expect(Object.keys(preview.get.responses['200'].headers)).toEqual(expect.arrayContaining(['Content-Disposition', 'ETag', 'Content-Security-Policy']));
+    expect(Object.keys(preview.get.responses['200'].headers)).toEqual(
+      expect.arrayContaining(['Content-Disposition', 'ETag', 'Content-Security-Policy']),
+    );
     expect(Object.keys(preview.get.responses)).toEqual(expect.arrayContaining(['200', '206', '304', '404', '416']));
     expect(preview.head).toBeDefined();
   });

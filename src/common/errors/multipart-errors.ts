@@ -23,7 +23,10 @@ export function multipartErrorResponse(exception: unknown): ErrorResponse | unde
   if (cause.name === 'MulterError' && typeof code === 'string') {
     if (Object.hasOwn(TOO_LARGE, code)) return { status: 413, body: { detail: TOO_LARGE[code] } };
     const loc = typeof field === 'string' ? ['form', field] : ['form'];
-    return { status: 422, body: { detail: [{ loc, msg: cause.message, type: code === 'LIMIT_FIELD_VALUE' ? 'string_too_long' : 'value_error' }] } };
+    return {
+      status: 422,
+      body: { detail: [{ loc, msg: cause.message, type: code === 'LIMIT_FIELD_VALUE' ? 'string_too_long' : 'value_error' }] },
+    };
   }
   if (MALFORMED.has(cause.message)) {
     return { status: 422, body: { detail: [{ loc: ['form'], msg: `Malformed multipart body: ${cause.message}`, type: 'value_error' }] } };

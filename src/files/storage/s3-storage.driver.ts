@@ -60,7 +60,9 @@ export class S3StorageDriver extends StorageDriver implements OnApplicationShutd
     } catch (err) {
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       const reason = status === 404 ? 'it does not exist' : status === 403 ? 'access denied' : errorText(err);
-      throw new Error(`S3 bucket "${this.bucket}" is not usable (${reason}): create it or fix S3_BUCKET, S3_ENDPOINT and the credentials`);
+      throw new Error(`S3 bucket "${this.bucket}" is not usable (${reason}): create it or fix S3_BUCKET, S3_ENDPOINT and the credentials`, {
+        cause: err,
+      });
     }
     await this.abortStaleMultipartUploads();
   }

@@ -20,7 +20,7 @@ describe('Share uploads on S3-compatible storage', () => {
   let t: TestApp;
 
   const s3env = (bucket: string) => ({
-    STORAGE_DRIVER: 's3',
+    STORAGE_DRIVER: 's3' as const,
     S3_BUCKET: bucket,
     S3_ENDPOINT: endpoint,
     S3_ACCESS_KEY_ID: 'S3RVER',

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Transform } from 'node:stream';
 import { PayloadTooLarge } from '../common/errors/errors';
 import { detectContentType, DETECTION_BYTES } from './content-type';
+import { Sha256Pool } from './sha256-pool';
 import { StorageDriver, storageKeyOf } from './storage/storage-driver';
 
 /** What the engine adds to multer's file object once a part is stored. */
@@ -30,6 +31,7 @@ export class StreamingStorageEngine implements StorageEngine {
 
   constructor(
     private readonly storage: StorageDriver,
+    private readonly hashing: Sha256Pool,
     private readonly maxFileBytes: number,
   ) {}
 
@@ -56,36 +58,46 @@ export class StreamingStorageEngine implements StorageEngine {
   private async store(file: Express.Multer.File): Promise<StoredPart> {
     const fileId = randomUUID();
     const storageKey = storageKeyOf(fileId);
-    const hash = createHash('sha256');
+    const hash = this.hashing.start();
     const head: Buffer[] = [];
     let headBytes = 0;
     let size = 0;
     const limit = this.maxFileBytes;
     const meter = new Transform({
+      // Room for a few socket reads, so hashing and storage writes overlap (memory stays bounded).
+      highWaterMark: 1024 * 1024,
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
         if (size > limit) {
           return done(new PayloadTooLarge(`File "${file.originalname}" is larger than ${limit} bytes (MAX_UPLOAD_FILE_BYTES)`));
         }
-        hash.update(chunk);
         if (headBytes < DETECTION_BYTES) {
           const slice = chunk.subarray(0, DETECTION_BYTES - headBytes);
           // A copy: keeping a view would pin the whole chunk.
           head.push(Buffer.from(slice));
           headBytes += slice.length;
         }
-        done(null, chunk);
+        this.push(chunk);
+        // The chunk goes on to storage at once; the next one waits only if the hashing worker is far behind.
+        const hashed = hash.update(chunk);
+        if (hashed) hashed.then(() => done(), done);
+        else done();
       },
     });
     file.stream.pipe(meter);
     // pipe() does not forward errors: a request cut mid-file must fail the driver's write.
     file.stream.once('error', (err) => meter.destroy(err));
-    await this.storage.put(storageKey, meter);
+    try {
+      await this.storage.put(storageKey, meter);
+    } catch (err) {
+      hash.discard();
+      throw err;
+    }
     return {
       fileId,
       storageKey,
       size,
-      sha256: hash.digest('hex'),
+      sha256: await hash.digest(),
       contentType: await detectContentType(Buffer.concat(head), file.originalname),
     };
   }

@@ -7,6 +7,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertStorageKey, ByteRange, StorageDriver, StoredObject } from './storage-driver';
 
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
 /**
  * Files on local disk under `<DATA_DIR>/files`. Uploads are written to
  * `tmp/` and renamed into place only once complete, so a reader never sees a
@@ -42,7 +44,8 @@ export class LocalStorageDriver extends StorageDriver implements OnApplicationSh
   async put(key: string, body: Readable): Promise<StoredObject> {
     const target = this.pathOf(key);
     const temp = path.join(this.tmpDir, `${randomUUID()}.part`);
-    const out = createWriteStream(temp, { flags: 'wx' });
+    // A larger buffer than the 16 KiB default lets parsing and hashing run while the disk writes.
+    const out = createWriteStream(temp, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES });
     try {
       await pipeline(body, out);
       await mkdir(path.dirname(target), { recursive: true });

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/config';
+import { Sha256Pool } from '../sha256-pool';
 import { LocalStorageDriver } from './local-storage.driver';
 import { S3StorageDriver } from './s3-storage.driver';
 import { StorageDriver } from './storage-driver';
 
 /**
- * The storage driver chosen by STORAGE_DRIVER. It is checked while the app
- * starts (the S3 bucket must exist): a store that is not usable stops the start.
+ * What moves upload bytes: the storage driver chosen by STORAGE_DRIVER and
+ * the SHA-256 workers. The driver is checked while the app starts (the S3
+ * bucket must exist): a store that is not usable stops the start.
  */
 @Module({
   providers: [
@@ -19,7 +21,8 @@ import { StorageDriver } from './storage-driver';
         return driver;
       },
     },
+    Sha256Pool,
   ],
-  exports: [StorageDriver],
+  exports: [StorageDriver, Sha256Pool],
 })
 export class StorageModule {}

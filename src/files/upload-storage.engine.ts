@@ -21,7 +21,7 @@ export type UploadedPart = Express.Multer.File & StoredPart;
 
 /**
  * A multer storage engine that streams each file part straight into the
- * storage driver under a fresh id, counting its size, hashing it (SHA-256)
+ * storage driver under a fresh id, counting its size, hashing it (SHA-256, on a worker thread)
  * and keeping only its first bytes for content-type detection: memory does
  * not grow with the file. A part over the size limit fails the stream, which
  * makes the driver drop what it wrote.
@@ -89,16 +89,18 @@ export class StreamingStorageEngine implements StorageEngine {
     file.stream.once('error', (err) => meter.destroy(err));
     try {
       await this.storage.put(storageKey, meter);
+      return {
+        fileId,
+        storageKey,
+        size,
+        sha256: await hash.digest(),
+        contentType: await detectContentType(Buffer.concat(head), file.originalname),
+      };
     } catch (err) {
+      // Whatever failed, this part leaves nothing: multer only removes parts that were reported stored.
       hash.discard();
+      await this.storage.delete(storageKey).catch(() => undefined);
       throw err;
     }
-    return {
-      fileId,
-      storageKey,
-      size,
-      sha256: await hash.digest(),
-      contentType: await detectContentType(Buffer.concat(head), file.originalname),
-    };
   }
 }

@@ -1,4 +1,4 @@
-import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -111,6 +111,30 @@ describe('Share uploads on S3-compatible storage', () => {
       .attach('file', Buffer.from('two'), 'two.txt');
     expect(res.status).toBe(422);
     expect(await objectKeys()).toEqual(before);
+  });
+
+  it('answers 500 and keeps no row and no usage when storage fails', async () => {
+    await s3.send(new CreateBucketCommand({ Bucket: 'apt-doomed' }));
+    const doomed = await createTestApp(s3env('apt-doomed'));
+    try {
+      const user = await doomed.createUser();
+      await s3.send(new DeleteBucketCommand({ Bucket: 'apt-doomed' }));
+      const res = await request(doomed.http)
+        .post('/api/share/files/upload')
+        .set('Authorization', user.auth)
+        .attach('file', Buffer.from('x'), 'x.txt');
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ detail: 'Internal Server Error' });
+      const [row] = await doomed.dataSource.query(`SELECT count(*)::int AS n FROM files`);
+      expect(row.n).toBe(0);
+      const [team] = await doomed.dataSource.query(
+        `SELECT usage_storage_bytes::int AS s, usage_files_uploaded::int AS f FROM teams WHERE id = $1`,
+        [user.teamId],
+      );
+      expect(team).toEqual({ s: 0, f: 0 });
+    } finally {
+      await doomed.close();
+    }
   });
 
   it('refuses to start when the bucket does not exist, naming it (the built service, as operators run it)', async () => {

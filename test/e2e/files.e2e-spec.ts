@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import request from 'supertest';
@@ -285,6 +286,24 @@ describe('Share uploads and files (local storage)', () => {
       const fits = await upload(user).attach('file', Buffer.alloc(rest), 'f1.bin').attach('file', Buffer.alloc(rest), 'f2.bin');
       expect(fits.status).toBe(200);
       expect(await usage(t, user.teamId)).toEqual({ storage: STORAGE_LIMIT, files: 5 });
+    });
+
+    it('lets only one of two concurrent uploads past the quota, keeping nothing of the other', async () => {
+      const user = await t.createUser();
+      const attempt = () =>
+        upload(user)
+          .attach('file', Buffer.alloc(60_000), 'a.bin')
+          .attach('file', Buffer.alloc(60_000), 'b.bin')
+          .attach('file', Buffer.alloc(30_000), 'c.bin');
+      const results = await Promise.all([attempt(), attempt()]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 402]);
+      expect(await rowCount(t, user.id)).toBe(3);
+      expect(await usage(t, user.teamId)).toEqual({ storage: 150_000, files: 3 });
+      const [row] = await t.dataSource.query(`SELECT sum(size)::int AS total FROM files WHERE team_id = $1`, [user.teamId]);
+      expect(row.total).toBe(150_000);
+      const kept = results.find((r) => r.status === 200)!.body.files.map((f: { id: string }) => path.join(f.id.slice(0, 2), f.id));
+      await eventually(() => storedObjects(t).filter((o) => o.startsWith('tmp')).length === 0, 'partial files to be removed');
+      for (const key of kept) expect(storedObjects(t)).toContain(key);
     });
 
     it('leaves nothing when the client drops the connection mid-upload', async () => {
@@ -647,3 +666,21 @@ async function listening(t: TestApp): Promise<http.Server> {
   if (!t.http.listening) await new Promise<void>((resolve) => t.http.listen(0, '127.0.0.1', () => resolve()));
   return t.http;
 }
+
+describe('Partial upload files across restarts', () => {
+  it('removes partial files left by a crash at start, and partial files at shutdown', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-files-restart-'));
+    const tmp = path.join(dataDir, 'files', 'tmp');
+    fs.mkdirSync(tmp, { recursive: true });
+    fs.writeFileSync(path.join(tmp, 'left-by-a-crash.part'), 'partial');
+    const t = await createTestApp({ DATA_DIR: dataDir });
+    try {
+      expect(fs.readdirSync(tmp)).toEqual([]);
+      fs.writeFileSync(path.join(tmp, 'in-flight.part'), 'partial');
+    } finally {
+      await t.close();
+    }
+    expect(fs.existsSync(path.join(tmp, 'in-flight.part'))).toBe(false);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});

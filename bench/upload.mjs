@@ -88,7 +88,7 @@ async function main() {
 
     console.log(`Uploading ${(SIZE / MiB).toFixed(0)} MiB to each server (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded database'}, local storage)...`);
     const row = (name, r) =>
-      `${name.padEnd(14)} ${r.seconds.toFixed(2).padStart(7)} s  ${r.mibPerSecond.toFixed(1).padStart(8)} MiB/s  ` +
+      `${name.padEnd(14)} ${r.seconds.toFixed(2).padStart(6)} s  ${r.mibPerSecond.toFixed(1).padStart(6)} MiB/s  CPU ${r.cpu.toFixed(2)} s  ` +
       `peak RSS growth ${r.rssGrowthMiB.toFixed(1).padStart(6)} MiB (VmHWM growth ${r.hwmGrowthMiB.toFixed(1)} MiB)`;
     const bareRuns = [];
     const serviceRuns = [];
@@ -111,6 +111,7 @@ async function main() {
     const serviceSpeed = median(serviceRuns.map((r) => r.mibPerSecond));
     const rssGrowth = Math.max(...serviceRuns.map((r) => r.rssGrowthMiB));
     const ratio = serviceSpeed / bareSpeed;
+    console.log(`load average now: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.availableParallelism()} CPUs`);
     console.log(`median throughput: bare ${bareSpeed.toFixed(1)} MiB/s, service ${serviceSpeed.toFixed(1)} MiB/s`);
     console.log(`throughput ratio service/bare: ${(ratio * 100).toFixed(1)}% (target >= 70%): ${ratio >= 0.7 ? 'met' : 'MISSED'}`);
     console.log(`service peak RSS growth (worst round, VmRSS sampled every ${SAMPLE_MS} ms): ${rssGrowth.toFixed(1)} MiB (target < 64 MiB): ${rssGrowth < 64 ? 'met' : 'MISSED'}`);
@@ -121,7 +122,10 @@ async function main() {
         bare_mib_per_s: bareRuns.map((r) => round1(r.mibPerSecond)),
         service_mib_per_s: serviceRuns.map((r) => round1(r.mibPerSecond)),
         service_rss_growth_mib: serviceRuns.map((r) => round1(r.rssGrowthMiB)),
-        ratio: round1(ratio * 100) / 100,
+        bare_cpu_s: bareRuns.map((r) => Math.round(r.cpu * 100) / 100),
+        service_cpu_s: serviceRuns.map((r) => Math.round(r.cpu * 100) / 100),
+        load_average: os.loadavg().map(round1),
+        ratio: Math.round(ratio * 1000) / 1000,
       }),
     );
   } finally {
@@ -139,11 +143,14 @@ async function measure(pid, port, urlPath, token) {
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, memory(pid).rss);
   }, SAMPLE_MS);
-  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  // Shaped like curl's boundary (24 dashes, 16 hex digits); browsers send ones of similar length.
+  // busboy's boundary search skips ahead by the boundary's length, so its length matters.
+  const boundary = `------------------------${randomBytes(8).toString('hex')}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const cpuBefore = cpuSeconds(pid);
   const started = process.hrtime.bigint();
   const result = await new Promise((resolve, reject) => {
     const req = http.request({
@@ -174,12 +181,14 @@ async function measure(pid, port, urlPath, token) {
     })().catch(reject);
   });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = cpuSeconds(pid) - cpuBefore;
   clearInterval(sampler);
   const after = memory(pid);
   peakRss = Math.max(peakRss, after.rss);
   return {
     ...result,
     seconds,
+    cpu,
     mibPerSecond: SIZE / MiB / seconds,
     rssGrowthMiB: (peakRss - before.rss) / MiB,
     hwmGrowthMiB: (after.hwm - before.hwm) / MiB,
@@ -194,6 +203,13 @@ function median(values) {
 
 function round1(x) {
   return Math.round(x * 10) / 10;
+}
+
+/** CPU time (user + system, all threads) a process has used, in seconds. */
+function cpuSeconds(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** VmRSS and VmHWM of a process, in bytes. */

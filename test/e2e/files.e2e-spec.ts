@@ -668,19 +668,30 @@ async function listening(t: TestApp): Promise<http.Server> {
 }
 
 describe('Partial upload files across restarts', () => {
-  it('removes partial files left by a crash at start, and partial files at shutdown', async () => {
+  it("removes partial files left by a crashed process at start, keeps a live process's, and removes its own at shutdown", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-files-restart-'));
     const tmp = path.join(dataDir, 'files', 'tmp');
-    fs.mkdirSync(tmp, { recursive: true });
-    fs.writeFileSync(path.join(tmp, 'left-by-a-crash.part'), 'partial');
+    // 4194304 is above Linux's largest pid: that process cannot be running.
+    const crashed = path.join(tmp, `${os.hostname()}-4194304-0badc0de`);
+    const alive = path.join(tmp, `${os.hostname()}-${process.pid}-0000beef`);
+    const stray = path.join(tmp, 'stray.part');
+    fs.mkdirSync(crashed, { recursive: true });
+    fs.mkdirSync(alive, { recursive: true });
+    fs.writeFileSync(path.join(crashed, 'a.part'), 'partial');
+    fs.writeFileSync(path.join(alive, 'b.part'), 'partial');
+    fs.writeFileSync(stray, 'partial');
     const t = await createTestApp({ DATA_DIR: dataDir });
     try {
-      expect(fs.readdirSync(tmp)).toEqual([]);
-      fs.writeFileSync(path.join(tmp, 'in-flight.part'), 'partial');
+      expect(fs.existsSync(crashed)).toBe(false);
+      expect(fs.existsSync(stray)).toBe(false);
+      expect(fs.readdirSync(alive)).toEqual(['b.part']);
+      const own = fs.readdirSync(tmp).filter((name) => path.join(tmp, name) !== alive);
+      expect(own).toEqual([expect.stringMatching(new RegExp(`^${os.hostname()}-${process.pid}-[0-9a-f]{8}$`))]);
+      fs.writeFileSync(path.join(tmp, own[0], 'in-flight.part'), 'partial');
     } finally {
       await t.close();
     }
-    expect(fs.existsSync(path.join(tmp, 'in-flight.part'))).toBe(false);
+    expect(fs.readdirSync(tmp)).toEqual([path.basename(alive)]);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });

@@ -311,7 +311,7 @@ describe('Share uploads and files (local storage)', () => {
       const before = storedObjects(t);
       const { port } = (await listening(t)).address() as AddressInfo;
       const boundary = 'x-boundary-42';
-      await new Promise<void>((resolve) => {
+      await new Promise<void>((resolve, reject) => {
         const req = http.request({
           host: '127.0.0.1',
           port,
@@ -323,15 +323,26 @@ describe('Share uploads and files (local storage)', () => {
             'Content-Length': String(10 * MAX_FILE),
           },
         });
-        req.on('error', () => resolve());
+        // The socket error that follows our own destroy() is expected.
+        req.on('error', () => undefined);
         req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="done.txt"\r\n\r\ncomplete\r\n`);
         req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n\r\n`);
         req.write(Buffer.alloc(MAX_FILE / 2, 7));
-        // Give the server time to store the first file and start on the second, then vanish.
-        setTimeout(() => {
-          req.destroy();
-          resolve();
-        }, 300);
+        // Vanish once the server has stored the first file and is writing the second.
+        const isPartial = (o: string) => o.startsWith('tmp');
+        eventually(
+          () => storedObjects(t).filter((o) => !isPartial(o)).length === before.length + 1 && storedObjects(t).some(isPartial),
+          'the first file stored and the second being written',
+        ).then(
+          () => {
+            req.destroy();
+            resolve();
+          },
+          (err: unknown) => {
+            req.destroy();
+            reject(err);
+          },
+        );
       });
       await eventually(() => storedObjects(t).length === before.length, 'the partial upload to be removed');
       await expectNothingStored(t, user, before);

@@ -41,12 +41,15 @@ function itemFor(error: ValidationError, loc: (string | number)[]): ValidationIt
   return { loc, msg: constraints[names[0]], type: 'value_error' };
 }
 
+const isArrayIndex = (property: string): boolean => /^(0|[1-9]\d{0,9})$/.test(property) && Number(property) < 2 ** 32 - 1;
+
 /** Flattens class-validator's tree into CONTRACT §1 items under `prefix` (e.g. `["body"]`). */
 export function toValidationItems(errors: ValidationError[], prefix: (string | number)[]): ValidationItem[] {
   const items: ValidationItem[] = [];
   const walk = (list: ValidationError[], parent: (string | number)[]) => {
     for (const error of list) {
-      const key = /^\d+$/.test(error.property) ? Number(error.property) : error.property;
+      // Array indexes become numbers; a member name of digits that is no index (e.g. "007", 20 digits) stays as sent.
+      const key = isArrayIndex(error.property) ? Number(error.property) : error.property;
       const loc = [...parent, key];
       const item = itemFor(error, loc);
       if (item) items.push(item);

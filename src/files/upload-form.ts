@@ -44,6 +44,11 @@ export function parseUploadForm(body: Record<string, unknown>, fileFieldNames: s
       items.push({ loc: ['form', part], msg: `String should have at most ${max} characters`, type: 'string_too_long' });
       continue;
     }
+    // PostgreSQL cannot store U+0000 in text (the insert failed: a 500).
+    if (value.includes('\u0000')) {
+      items.push({ loc: ['form', part], msg: 'String should not contain NUL characters', type: 'value_error' });
+      continue;
+    }
     if (part === 'folder') {
       const problem = folderProblem(value);
       if (problem) {

@@ -7,6 +7,8 @@ import {
   assertContractAnswer,
   fcOptions,
   invalidJsonText,
+  malformedMultipart,
+  multipartBody,
   nastyString,
   objectFor,
   Operation,
@@ -17,6 +19,7 @@ import {
   REQUEST_TIMEOUT_MS,
   send,
   Sent,
+  uploadPart,
   urlFor,
 } from '../fuzz/contract';
 import { createTestApp, TestApp, TestUser } from '../setup/test-app';
@@ -53,6 +56,8 @@ describe('Property-based input fuzzing of every OpenAPI operation', () => {
     const memory = await request(t.http).post('/api/memory').set('Authorization', member.auth).send({ content: 'fuzz entry', tags: ['fuzz'] });
     const token = await request(t.http).post('/api/auth/tokens').set('Authorization', member.auth).send({ name: 'spare' });
     const apps = await request(t.http).get('/api/mcp/apps?limit=1').set('Authorization', member.auth);
+    const upload = await request(t.http).post('/api/share/files/upload').set('Authorization', member.auth).attach('file', Buffer.from('fuzz'), 'fuzz.txt');
+    if (upload.status !== 200) throw new Error(`upload: ${upload.status} ${upload.text}`);
     known = {
       agent_id: agent.id,
       workforce_id: workforce.id,
@@ -62,6 +67,7 @@ describe('Property-based input fuzzing of every OpenAPI operation', () => {
       token_id: String(token.body.id),
       user_id: String(member.id),
       app_id: apps.body[0].id,
+      file_id: upload.body.files[0].id,
     };
     for (const [name, value] of Object.entries(known)) if (value === undefined || value === 'undefined') throw new Error(`no ${name}`);
   }
@@ -139,6 +145,14 @@ describe('Property-based input fuzzing of every OpenAPI operation', () => {
       const largest = await request(t.http).get(`/api/workforces?offset=${Number.MAX_SAFE_INTEGER}`).set('Authorization', member.auth);
       expect(largest.status).toBe(200);
       expect(largest.body).toEqual([]);
+    });
+
+    it('a NUL character in an upload text part', async () => {
+      for (const part of ['message', 'task_id', 'task_type']) {
+        const res = await request(t.http).post('/api/share/files/upload').set('Authorization', member.auth).field(part, 'a\u0000b').attach('file', Buffer.from('x'), 'x.txt');
+        expect(res.status).toBe(422);
+        expect(res.body).toEqual({ detail: [{ loc: ['form', part], msg: 'String should not contain NUL characters', type: 'value_error' }] });
+      }
     });
 
     it('nesting deeper than 64 levels (class-transformer overflowed its stack)', async () => {
@@ -302,6 +316,94 @@ describe('Property-based input fuzzing of every OpenAPI operation', () => {
         fcOptions(),
       );
     }
+  });
+
+  describe('multipart bodies', () => {
+    const BOUNDARY = 'fuzz-boundary-7MA4YWxkTrZu0gW';
+    const formOps = () => operations.filter((o) => o.formBody);
+    const fileRows = async (): Promise<number> => {
+      const rows: { n: string }[] = await t.dataSource.query('SELECT count(*)::text AS n FROM files WHERE user_id = $1', [member.id]);
+      return Number(rows[0].n);
+    };
+
+    it('the document has the upload operation', () => {
+      expect(formOps().map((op) => op.id)).toContain('POST /api/share/files/upload');
+    });
+
+    // Half the forms carry one well-formed file, so the text parts' checks and storage are reached.
+    const validFile = fc.constantFrom({ name: 'file', filename: 'ok.txt', contentType: 'text/plain', data: Buffer.from('ok') });
+
+    it('answers random forms (names, filenames, values, types) in the contract format, all or nothing', async () => {
+      for (const op of formOps()) {
+        await fc.assert(
+          fc.asyncProperty(fc.option(validFile, { freq: 3 }), fc.array(uploadPart(), { maxLength: 5 }), async (file, others) => {
+            const parts = file ? [file, ...others] : others;
+            const before = await fileRows();
+            const sent = {
+              op,
+              url: urlFor(op, validPath(op)),
+              headers: { ...authFor(op), 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+              body: multipartBody(parts, BOUNDARY),
+            };
+            const res = await exchange(sent);
+            const stored = (await fileRows()) - before;
+            if (res.status === 200) {
+              expect(stored).toBe((res.body as { files: unknown[] }).files.length);
+            } else {
+              expect(stored).toBe(0);
+            }
+            if (res.status === 422) {
+              const items = (res.body as { detail: { loc: unknown[] }[] }).detail;
+              expect(items.every((item) => item.loc[0] === 'form' || item.loc[0] === 'header')).toBe(true);
+            }
+          }),
+          fcOptions(3 * Number(process.env.FUZZ_RUNS ?? 8)),
+        );
+      }
+    });
+
+    it('answers malformed multipart bodies with a 4xx in the contract format, storing nothing', async () => {
+      for (const op of formOps()) {
+        await fc.assert(
+          fc.asyncProperty(malformedMultipart(BOUNDARY), async (body) => {
+            const before = await fileRows();
+            const res = await exchange({
+              op,
+              url: urlFor(op, validPath(op)),
+              headers: { ...authFor(op), 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+              body,
+            });
+            if (res.status === 200) return; // noise that happens to be a valid form
+            expect(res.status).toBeGreaterThanOrEqual(400);
+            expect(await fileRows()).toBe(before);
+          }),
+          fcOptions(2 * Number(process.env.FUZZ_RUNS ?? 8)),
+        );
+      }
+    });
+
+    it('answers non-multipart bodies and broken content types with 422 in the contract format', async () => {
+      const type = fc.constantFrom(
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+        'multipart/form-data; boundary=',
+        'multipart/form-data; boundary="unterminated',
+        `multipart/form-data; boundary=${'b'.repeat(200)}`,
+        'multipart/mixed; boundary=x',
+        'garbage',
+      );
+      for (const op of formOps()) {
+        await fc.assert(
+          fc.asyncProperty(type, rawJsonText(), async (contentType, body) => {
+            const res = await exchange({ op, url: urlFor(op, validPath(op)), headers: { ...authFor(op), 'Content-Type': contentType }, body });
+            expect(res.status).toBeGreaterThanOrEqual(400);
+          }),
+          fcOptions(),
+        );
+      }
+    });
   });
 
   it('answers 401 in the contract format to any malformed or unknown Authorization header', async () => {

@@ -463,3 +463,75 @@ export const queryValue = (): fc.Arbitrary<string> =>
     fc.integer({ min: -1000, max: 100_000 }).map(String),
     nastyString().filter((s) => s.length < 1000).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '?'))),
   );
+
+// ---------------------------------------------------------------------------
+// Multipart
+
+export interface Part {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  data: Buffer;
+}
+
+/** A multipart/form-data body built by hand, so names and filenames go on the wire exactly as generated. */
+export function multipartBody(parts: Part[], boundary: string): Buffer {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`;
+    if (part.filename !== undefined) head += `; filename="${part.filename}"`;
+    head += '\r\n';
+    if (part.contentType !== undefined) head += `Content-Type: ${part.contentType}\r\n`;
+    chunks.push(Buffer.from(`${head}\r\n`, 'utf8'), part.data, Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
+
+/** Parts of an upload form: the contract's names and others, text and files, with hostile names and values. */
+export function uploadPart(): fc.Arbitrary<Part> {
+  const partName = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('file', 'files', 'file.0', 'file.1', 'files.0.items', 'files.3.items', 'task_type', 'message', 'task_id', 'folder') },
+    { weight: 1, arbitrary: fc.constantFrom('file.x', 'files.0', 'files[]', 'file[0]', 'a[b]', '__proto__', 'constructor', 'FILE', '', 'file\u0000', 'fïle', 'file"x') },
+    { weight: 1, arbitrary: nastyString().filter((s) => s.length < 200) },
+  );
+  const filename = fc.oneof(
+    fc.constantFrom('a.txt', 'report.pdf', '../../etc/passwd', '..', '.', '', ' ', 'a\u0000b.txt', 'x'.repeat(1000), 'émoji-💥.png', 'a/b/c.txt', 'C:\\win\\a.txt', '%00.txt', 'a\u202etxt.exe', '<script>.html'),
+    nastyString().filter((s) => s.length < 300),
+  );
+  const data = fc.oneof(
+    fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
+    fc.constantFrom(Buffer.from('%PDF-1.4\n'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('<svg onload="alert(1)"/>'), Buffer.alloc(0)),
+    nastyString().filter((s) => s.length < 2000).map((s) => Buffer.from(s, 'utf8')),
+  );
+  const contentType = fc.option(fc.constantFrom('text/plain', 'application/octet-stream', 'image/png', 'text/html', 'garbage', '', 'multipart/mixed'), { freq: 2 });
+  return fc.record({
+    name: partName,
+    filename: fc.option(filename, { freq: 2, nil: undefined }),
+    contentType: contentType.map((c) => c ?? undefined),
+    data,
+  });
+}
+
+/** Bodies that are not well-formed multipart (truncated, wrong boundary, binary noise). */
+export const malformedMultipart = (boundary: string): fc.Arbitrary<Buffer> =>
+  fc.oneof(
+    fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)),
+    fc.constantFrom(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc\r\n--${boundary}`,
+      `--${boundary}\r\n\r\nno headers\r\n--${boundary}--\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--${boundary}--\r\n`,
+      `--${boundary}\r\nContent-Disposition: attachment; name="file"\r\n\r\nx\r\n--${boundary}--\r\n`,
+      `--other\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nx\r\n--other--\r\n`,
+      `--${boundary}--\r\n`,
+      '',
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n`,
+    ).map((s) => Buffer.from(s, 'binary')),
+    fc.array(uploadPart(), { maxLength: 3 }).chain((parts) =>
+      fc.nat({ max: 400 }).map((cut) => {
+        const whole = multipartBody(parts, boundary);
+        return whole.subarray(0, Math.min(cut, Math.max(0, whole.length - 1)));
+      }),
+    ),
+  );

@@ -22,7 +22,28 @@ export function isObject(value: unknown): value is JsonObject {
 export function toPaymentEvent(value: unknown): PaymentEvent | undefined {
   if (!isObject(value) || typeof value.id !== 'string' || value.id === '' || typeof value.type !== 'string') return undefined;
   if (!isObject(value.data) || !isObject(value.data.object)) return undefined;
+  // PostgreSQL cannot store U+0000 (text or jsonb): such an event could be neither applied nor kept as a
+  // failure, and every redelivery would answer 500 again. The provider never sends one.
+  if (containsNul(value)) return undefined;
   return value as PaymentEvent;
+}
+
+function containsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return true;
+    } else if (Array.isArray(current)) {
+      stack.push(...current);
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        if (key.includes('\u0000')) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
 }
 
 export function str(value: unknown): string | undefined {
@@ -44,8 +65,12 @@ export function firstOf(list: unknown): JsonObject | undefined {
   return Array.isArray(data) ? obj(data[0]) : undefined;
 }
 
+/** 9999-12-31T23:59:59Z. */
+const MAX_UNIX_SECONDS = 253_402_300_799;
+
 export function unixDate(value: unknown): Date | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? new Date(value * 1000) : undefined;
+  // Outside 1970..9999 is no real period and may not even be a valid timestamptz (the update failed: a 500).
+  return typeof value === 'number' && value >= 0 && value <= MAX_UNIX_SECONDS ? new Date(value * 1000) : undefined;
 }
 
 /** `metadata.team_id`: a string holding a positive integer. */

@@ -215,7 +215,8 @@ export class WebhooksService {
   }
 
   private createdOf(event: PaymentEvent): string | undefined {
-    return typeof event.created === 'number' && Number.isInteger(event.created) ? String(event.created) : undefined;
+    // A safe integer only: String(1e308) is "1e+308", which the bigint column refused (a 500).
+    return typeof event.created === 'number' && Number.isSafeInteger(event.created) && event.created >= 0 ? String(event.created) : undefined;
   }
 }
 

@@ -12,6 +12,9 @@ import { ErrorBody, ValidationErrorBody } from './common/http/openapi';
 
 export const JSON_BODY_LIMIT = '1mb';
 
+/** The OpenAPI UI and document (SwaggerModule.setup below). */
+const DOCS_PATH = /^\/docs(?:-json|\/.*)?$/;
+
 /** Raw bodies for signature checks: the webhook's JSON is parsed after its signature is verified. */
 const RAW_BODY_ROUTES = ['/api/webhooks/payment'];
 
@@ -59,7 +62,12 @@ export async function createApp(config: AppConfig, overrides: DatabaseOverrides 
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   if (config.trustProxy) app.set('trust proxy', /^\d+$/.test(config.trustProxy) ? Number(config.trustProxy) : config.trustProxy);
-  app.use(helmet());
+  // helmet's default CSP has upgrade-insecure-requests: a browser on plain HTTP at any non-loopback
+  // address (http://server:3000/docs) then fetched Swagger UI's scripts and styles over HTTPS and the
+  // page stayed blank. The docs drop that one directive; everything else keeps helmet's defaults.
+  const docsHelmet = helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  const apiHelmet = helmet();
+  app.use((req: Request, res: Response, next: NextFunction) => (DOCS_PATH.test(req.path) ? docsHelmet : apiHelmet)(req, res, next));
   bodyParsers(app);
   app.setGlobalPrefix('api', { exclude: ['metrics'] });
   SwaggerModule.setup('docs', app, () => openApiDocument(app), {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import request from 'supertest';
 import { createTestApp, TestApp } from '../setup/test-app';
 
 /**
@@ -75,6 +76,13 @@ describe('API docs in headless Chromium', () => {
     try {
       const response = await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
       expect(response?.status()).toBe(200);
+      // Served over plain HTTP at a non-loopback address, upgrade-insecure-requests made the browser fetch
+      // the UI's scripts over HTTPS and the page stayed blank: the docs go without it (the API keeps it).
+      const docsCsp = response!.headers()['content-security-policy'];
+      expect(docsCsp).toContain("script-src 'self'");
+      expect(docsCsp).not.toContain('upgrade-insecure-requests');
+      const apiCsp = (await request(t.http).get('/api/health')).headers['content-security-policy'];
+      expect(apiCsp).toContain('upgrade-insecure-requests');
       await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: 20_000 });
       await expect(page.locator('.swagger-ui .info .title').textContent()).resolves.toContain('Agent Platform API');
 

@@ -70,7 +70,9 @@ describe('Property-based fuzzing of the payment webhook', () => {
 
     it('answers validly signed bodies that are not events with 400 Invalid payload', async () => {
       const notAnEvent = fc.oneof(
-        rawJsonText(),
+        // stripe decodes the body with TextDecoder, which drops a leading BOM before computing the HMAC:
+        // a signed body starting with one fails as a signature (no provider sends one).
+        rawJsonText().filter((b) => !b.startsWith('\ufeff')),
         fc.record({ id: anyJson(), type: anyJson(), data: anyJson() }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
         fc.constantFrom('not json', '{', '{"id":"evt_1","type":"x"}', '{"id":"evt_1","type":"x","data":{}}', '{"id":"evt_1","type":"x","data":{"object":[]}}', '{"id":1,"type":"x","data":{"object":{}}}'),
       );

@@ -31,12 +31,15 @@ export class McpBodyPipe<T extends object> implements PipeTransform<unknown, Pro
       forbidUnknownValues: false,
       validationError: { target: false, value: false },
     });
-    const items = [...toValidationItems(errors, ['body']), ...problems.items];
+    const items = toValidationItems(errors, ['body']);
     // With an app_id the config is laid over the app's template first: the service checks the result.
     const { transport, config, app_id } = body as { transport?: unknown; config?: unknown; app_id?: unknown };
     if (app_id === undefined && isPlainObject(config) && TRANSPORTS.includes(transport as McpTransport)) {
       items.push(...validateConfig(transport as McpTransport, config));
     }
+    // The DTO and validateConfig report NUL characters themselves: the generic item only where they did not.
+    const reported = new Set(items.map((item) => JSON.stringify(item.loc)));
+    items.push(...problems.items.filter((item) => !reported.has(JSON.stringify(item.loc))));
     if (items.length > 0) throw new ValidationFailed(items);
     return instance;
   }

@@ -132,7 +132,7 @@ describe('Property-based input fuzzing of every OpenAPI operation', () => {
       expect(memory.body).toEqual({ detail: [{ loc: ['body', 'metadata', 'k\u0000'], msg: 'Member names should not contain NUL characters', type: 'value_error' }] });
       const server = await post('/api/mcp/servers', '{"name":"n","transport":"sse","config":{"url":"https://x.example/\\u0000"}}');
       expect(server.status).toBe(422);
-      expect(server.body.detail).toContainEqual({ loc: ['body', 'config', 'url'], msg: 'String should not contain NUL characters', type: 'value_error' });
+      expect(server.body.detail).toContainEqual({ loc: ['body', 'config', 'url'], msg: expect.stringContaining('NUL characters'), type: 'value_error' });
       const search = await request(t.http).get('/api/memory?q=a%00b').set('Authorization', member.auth);
       expect(search.status).toBe(422);
       expect(search.body).toEqual({ detail: [{ loc: ['query', 'q'], msg: 'String should not contain NUL characters', type: 'value_error' }] });

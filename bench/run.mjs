@@ -9,6 +9,8 @@
 //
 // The 1-minute load average is recorded at the start and end of each section:
 // the figures mean little on a machine that something else keeps busy.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -32,12 +34,44 @@ const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
 const dbName = `apt_bench_${stamp}`;
 const uploadScript = path.join(ROOT, 'bench', 'upload.mjs');
 
-async function runUpload(databaseUrl) {
+/**
+ * bench/upload.mjs (from the files module) runs as it is, in its own process
+ * group on PostgreSQL, and its closing JSON line is kept: it uploads 1 GiB
+ * (BENCH_BYTES) to its own bare streaming server and to the service, in turns
+ * for BENCH_ROUNDS rounds (default 3).
+ */
+async function runUpload(databaseUrl, budgetMs) {
   if (!fs.existsSync(uploadScript)) {
     return { skipped: 'bench/upload.mjs is not on this branch (the files module has not landed)' };
   }
-  const { runUpload: run } = await import(uploadScript);
-  return run({ databaseUrl });
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
+  for (const name of ['BENCH_BYTES', 'BENCH_ROUNDS']) if (process.env[name]) env[name] = process.env[name];
+  const child = spawn(process.execPath, [uploadScript], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  let stdout = '';
+  child.stdout.on('data', (d) => {
+    stdout += d.toString();
+    process.stderr.write(d.toString().replace(/^(?=.)/gm, '[upload] '));
+  });
+  // Its service and bare server are its children: on a timeout the whole group goes.
+  const timer = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), budgetMs - 5000);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  if (code !== 0 || !line) throw new Error(`bench/upload.mjs exited with ${code}`);
+  const r = JSON.parse(line);
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  const rssGrowth = Math.max(...r.service_rss_growth_mib);
+  return {
+    ...r,
+    service_median_mib_per_s: median(r.service_mib_per_s),
+    bare_median_mib_per_s: median(r.bare_mib_per_s),
+    service_peak_rss_growth_mib: rssGrowth,
+    meets_target: r.ratio >= 0.7 && rssGrowth < 64,
+  };
 }
 
 async function serverVersion() {
@@ -114,12 +148,27 @@ function render(results) {
           s.result.map((r) => [r.case, fmt(r.service.ready_ms), fmt(r.baseline.ready_ms), fmt(r.ready_ratio, 2), fmt(r.service.idle_rss_mib, 1), fmt(r.baseline.idle_rss_mib, 1)]),
         ),
       );
+    } else if (name === 'upload' && !s.result?.skipped) {
+      const r = s.result;
+      out.push(
+        table(
+          ['Upload', 'Rounds', 'Service MiB/s (median)', 'Bare MiB/s (median)', 'Ratio (≥ 0.70)', 'Service peak RSS growth MiB (< 64)', 'CPU s service / bare', 'Target met'],
+          [
+            [
+              `${fmt(r.bytes / 2 ** 20)} MiB multipart`,
+              r.rounds,
+              fmt(r.service_median_mib_per_s, 1),
+              fmt(r.bare_median_mib_per_s, 1),
+              fmt(r.ratio, 2),
+              fmt(r.service_peak_rss_growth_mib, 1),
+              `${r.service_cpu_s.join(', ')} / ${r.bare_cpu_s.join(', ')}`,
+              mark(r.meets_target),
+            ],
+          ],
+        ),
+      );
     } else if (s.result?.skipped) {
       out.push(`Not measured: ${s.result.skipped}`);
-    } else if (s.result?.rows) {
-      out.push(table(s.result.header, s.result.rows));
-    } else {
-      out.push('```json', JSON.stringify(s.result, null, 2), '```');
     }
     out.push('', loadLine(s));
   }
@@ -147,7 +196,7 @@ async function main() {
   const work = {
     reads: { budgetMs: 8 * (durationS + 3) * 1000 + 120_000, run: () => runReads({ databaseUrl, durationS }) },
     webhooks: { budgetMs: 300_000, run: () => runWebhooks({ databaseUrl }) },
-    upload: { budgetMs: 600_000, run: () => runUpload(databaseUrl) },
+    upload: { budgetMs: 900_000, run: () => runUpload(databaseUrl, 900_000) },
     startup: { budgetMs: 300_000, run: () => runStartup({ stamp }) },
   };
   try {

@@ -78,10 +78,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
  * Spawns `node <script>` on a free loopback port with only PATH/HOME and `env`;
  * keeps the last 4 KiB of its stderr for error messages.
  */
-export async function spawnNode(script, env, { args = [] } = {}) {
+export async function spawnNode(script, env, { nodeArgs = [] } = {}) {
   const port = await freePort();
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -101,7 +101,9 @@ export async function spawnNode(script, env, { args = [] } = {}) {
 /** Starts the built service (dist/main.js) with a quiet log and no rate limit. */
 export function spawnService(env) {
   if (!fs.existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
-  return spawnNode(MAIN, { ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', BOOTSTRAP_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
+  // BENCH_SERVICE_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return spawnNode(MAIN, { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', BOOTSTRAP_ADMIN_TOKEN: ADMIN_TOKEN, ...env }, { nodeArgs });
 }
 
 /** Polls /api/health/ready every `intervalMs` until 200; returns ms since spawn. */

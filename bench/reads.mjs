@@ -62,7 +62,10 @@ export async function runReads({ databaseUrl, durationS, connections = [16, 64] 
   try {
     await waitReady(service);
     const admin = `Bearer ${ADMIN_TOKEN}`;
-    const member = await api(service.base, 'POST', '/api/admin/users', { auth: admin, body: { email: `bench-reads-${Date.now()}@example.com` } });
+    const member = await api(service.base, 'POST', '/api/admin/users', {
+      auth: admin,
+      body: { email: `bench-reads-${Date.now()}@example.com` },
+    });
     const auth = `Bearer ${member.token}`;
     const server = await api(service.base, 'POST', '/api/mcp/servers', {
       auth,
@@ -70,12 +73,19 @@ export async function runReads({ databaseUrl, durationS, connections = [16, 64] 
         name: 'Bench notion',
         transport: 'streamable_http',
         description: 'Benchmark server',
-        config: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer secret-value', 'X-Client': 'bench' }, timeout_ms: 5000 },
+        config: {
+          url: 'https://mcp.example.com/mcp',
+          headers: { Authorization: 'Bearer secret-value', 'X-Client': 'bench' },
+          timeout_ms: 5000,
+        },
       },
     });
     const workforce = await api(service.base, 'POST', '/api/workforces', { auth, body: { name: 'Bench team', canvas: CANVAS } });
 
-    bare = await spawnNode(path.join(ROOT, 'bench', 'bare-server.mjs'), { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(POOL_SIZE) });
+    bare = await spawnNode(path.join(ROOT, 'bench', 'bare-server.mjs'), {
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: String(POOL_SIZE),
+    });
     await waitReady(bare);
 
     const endpoints = [
@@ -86,7 +96,8 @@ export async function runReads({ databaseUrl, durationS, connections = [16, 64] 
     for (const e of endpoints) {
       for (const target of [service, bare]) {
         const body = await api(target.base, 'GET', e.path, { auth });
-        if (!body || (body.id !== server.id && body.workforce_id !== workforce.id)) throw new Error(`${target.base}${e.path}: unexpected ${JSON.stringify(body)}`);
+        if (!body || (body.id !== server.id && body.workforce_id !== workforce.id))
+          throw new Error(`${target.base}${e.path}: unexpected ${JSON.stringify(body)}`);
       }
     }
 

@@ -56,7 +56,11 @@ async function runUpload(databaseUrl, budgetMs) {
   const timer = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), budgetMs - 5000);
   const [code] = await once(child, 'exit');
   clearTimeout(timer);
-  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  const line = stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{'));
   if (code !== 0 || !line) throw new Error(`bench/upload.mjs exited with ${code}`);
   const r = JSON.parse(line);
   const median = (values) => {
@@ -98,7 +102,8 @@ function render(results) {
     `Machine: ${h.cpus} × ${h.cpu_model}, ${h.memory_gib} GiB, Node ${h.node}, PostgreSQL ${h.postgres} on ${h.database_host}; ` +
       `${results.duration_s} s per autocannon run; ${results.started_at}`,
   );
-  const loadLine = (s) => `1-minute load average: ${fmt(s.load_1m_start, 2)} at start, ${fmt(s.load_1m_end, 2)} at end (${h.cpus} cores); ${fmt(s.seconds)} s`;
+  const loadLine = (s) =>
+    `1-minute load average: ${fmt(s.load_1m_start, 2)} at start, ${fmt(s.load_1m_end, 2)} at end (${h.cpus} cores); ${fmt(s.seconds)} s`;
   for (const [name, s] of Object.entries(results.sections)) {
     out.push('', `### ${name}`, '');
     if (s.error) {
@@ -108,7 +113,18 @@ function render(results) {
     if (name === 'reads') {
       out.push(
         table(
-          ['Endpoint', 'Conns', 'Service req/s', 'Bare req/s', 'Ratio (≥ 0.60)', 'Service p50 / p99 ms', 'Bare p50 / p99 ms', 'p99 ratio (≤ 2)', 'CPU ms/req service / bare', 'Target met'],
+          [
+            'Endpoint',
+            'Conns',
+            'Service req/s',
+            'Bare req/s',
+            'Ratio (≥ 0.60)',
+            'Service p50 / p99 ms',
+            'Bare p50 / p99 ms',
+            'p99 ratio (≤ 2)',
+            'CPU ms/req service / bare',
+            'Target met',
+          ],
           s.result.map((r) => [
             `\`${r.endpoint}\``,
             r.connections,
@@ -119,7 +135,8 @@ function render(results) {
             `${fmt(r.baseline.p50_ms)} / ${fmt(r.baseline.p99_ms)}`,
             fmt(r.p99_ratio, 2),
             `${fmt(r.service.cpu_ms_per_request, 3)} / ${fmt(r.baseline.cpu_ms_per_request, 3)}`,
-            mark(r.meets_target) + (r.service.non_2xx + r.service.errors > 0 ? ` (${r.service.non_2xx} non-2xx, ${r.service.errors} errors)` : ''),
+            mark(r.meets_target) +
+              (r.service.non_2xx + r.service.errors > 0 ? ` (${r.service.non_2xx} non-2xx, ${r.service.errors} errors)` : ''),
           ]),
         ),
       );
@@ -127,7 +144,15 @@ function render(results) {
       const r = s.result;
       out.push(
         table(
-          ['Events', 'Concurrency', 'Service events/s', 'Bare pg transactions/s', 'Ratio (≥ 0.50)', 'CPU ms/event service / bare', 'Target met'],
+          [
+            'Events',
+            'Concurrency',
+            'Service events/s',
+            'Bare pg transactions/s',
+            'Ratio (≥ 0.50)',
+            'CPU ms/event service / bare',
+            'Target met',
+          ],
           [
             [
               r.events,
@@ -145,14 +170,30 @@ function render(results) {
       out.push(
         table(
           ['Case', 'Service ready ms', 'Bare ready ms', 'Ratio', 'Service idle RSS MiB', 'Bare idle RSS MiB'],
-          s.result.map((r) => [r.case, fmt(r.service.ready_ms), fmt(r.baseline.ready_ms), fmt(r.ready_ratio, 2), fmt(r.service.idle_rss_mib, 1), fmt(r.baseline.idle_rss_mib, 1)]),
+          s.result.map((r) => [
+            r.case,
+            fmt(r.service.ready_ms),
+            fmt(r.baseline.ready_ms),
+            fmt(r.ready_ratio, 2),
+            fmt(r.service.idle_rss_mib, 1),
+            fmt(r.baseline.idle_rss_mib, 1),
+          ]),
         ),
       );
     } else if (name === 'upload' && !s.result?.skipped) {
       const r = s.result;
       out.push(
         table(
-          ['Upload', 'Rounds', 'Service MiB/s (median)', 'Bare MiB/s (median)', 'Ratio (≥ 0.70)', 'Service peak RSS growth MiB (< 64)', 'CPU s service / bare', 'Target met'],
+          [
+            'Upload',
+            'Rounds',
+            'Service MiB/s (median)',
+            'Bare MiB/s (median)',
+            'Ratio (≥ 0.70)',
+            'Service peak RSS growth MiB (< 64)',
+            'CPU s service / bare',
+            'Target met',
+          ],
           [
             [
               `${fmt(r.bytes / 2 ** 20)} MiB multipart`,

@@ -102,7 +102,8 @@ export async function runWebhooks({ databaseUrl, events = 2000, concurrency = 16
     const serviceCpu = cpuSeconds(service.child.pid) - serviceCpuBefore;
     const bad = answers.filter((a) => a.status !== 200 || a.body !== '{"status":"ok"}');
     if (bad.length > 0) throw new Error(`${bad.length} deliveries did not answer ok, e.g. ${JSON.stringify(bad[0])}`);
-    const [{ count }] = (await db.query(`SELECT count(*)::int AS count FROM processed_events WHERE event_id LIKE $1`, [`evt_${tag}_run_%`])).rows;
+    const [{ count }] = (await db.query(`SELECT count(*)::int AS count FROM processed_events WHERE event_id LIKE $1`, [`evt_${tag}_run_%`]))
+      .rows;
     if (count !== events) throw new Error(`${count} events recorded, expected ${events}`);
 
     // The bare transaction: claim the event id, update the team, commit.
@@ -115,11 +116,10 @@ export async function runWebhooks({ databaseUrl, events = 2000, concurrency = 16
           [`evt_${tag}_${prefix}_${i}`],
         );
         if (claimed.rowCount === 1) {
-          await client.query(`UPDATE teams SET current_period_start = to_timestamp($2), current_period_end = to_timestamp($3) WHERE id = $1`, [
-            teamIds[i % TEAMS],
-            1763800000 + i,
-            1766400000 + i,
-          ]);
+          await client.query(
+            `UPDATE teams SET current_period_start = to_timestamp($2), current_period_end = to_timestamp($3) WHERE id = $1`,
+            [teamIds[i % TEAMS], 1763800000 + i, 1766400000 + i],
+          );
         }
         await client.query('COMMIT');
       } catch (err) {
@@ -164,8 +164,12 @@ async function main() {
   const databaseUrl = await freshDatabase(dbName, url);
   try {
     const result = await runWebhooks({ databaseUrl });
-    process.stdout.write(`Service over HTTP: ${result.service_events_per_second} events/s (${result.service_seconds} s for ${result.events})\n`);
-    process.stdout.write(`Bare pg transaction: ${result.bare_pg_transactions_per_second} transactions/s (${result.bare_seconds} s for ${result.events})\n`);
+    process.stdout.write(
+      `Service over HTTP: ${result.service_events_per_second} events/s (${result.service_seconds} s for ${result.events})\n`,
+    );
+    process.stdout.write(
+      `Bare pg transaction: ${result.bare_pg_transactions_per_second} transactions/s (${result.bare_seconds} s for ${result.events})\n`,
+    );
     process.stdout.write(`Ratio service / bare: ${result.ratio_service_to_bare}\n${JSON.stringify(result)}\n`);
   } finally {
     await dropDatabase(dbName, url);

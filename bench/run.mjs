@@ -2,8 +2,9 @@
 // run on the same machine; prints Markdown tables and writes bench/results.json.
 //
 //   BENCH_DATABASE_URL  PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/postgres;
-//                       its database part is ignored: the run creates apt_bench_<timestamp> and
-//                       apt_bench_<timestamp>_startup and drops them at the end)
+//                       its database part is ignored: the run creates apt_bench_<timestamp> (reads,
+//                       webhooks), apt_bench_<timestamp>_upload and apt_bench_<timestamp>_startup and
+//                       drops them at the end)
 //   BENCH_DURATION_S    seconds per autocannon run (default 15)
 //   BENCH_ONLY          comma list of reads,webhooks,upload,startup (default: all)
 //
@@ -40,10 +41,20 @@ const uploadScript = path.join(ROOT, 'bench', 'upload.mjs');
  * (BENCH_BYTES) to its own bare streaming server and to the service, in turns
  * for BENCH_ROUNDS rounds (default 3).
  */
-async function runUpload(databaseUrl, budgetMs) {
+async function runUpload(budgetMs) {
   if (!fs.existsSync(uploadScript)) {
     return { skipped: 'bench/upload.mjs is not on this branch (the files module has not landed)' };
   }
+  // Its own database: the script's admin token is the bootstrap one, made only on an empty database.
+  const uploadDb = `${dbName}_upload`;
+  try {
+    return await uploadOn(await freshDatabase(uploadDb), budgetMs);
+  } finally {
+    await dropDatabase(uploadDb);
+  }
+}
+
+async function uploadOn(databaseUrl, budgetMs) {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
   for (const name of ['BENCH_BYTES', 'BENCH_ROUNDS']) if (process.env[name]) env[name] = process.env[name];
   const child = spawn(process.execPath, [uploadScript], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
@@ -232,12 +243,12 @@ async function main() {
     sections: {},
   };
   let failed = false;
-  const databaseUrl = only.some((s) => s !== 'startup') ? await freshDatabase(dbName) : undefined;
+  const databaseUrl = only.some((s) => s === 'reads' || s === 'webhooks') ? await freshDatabase(dbName) : undefined;
   log(`run ${stamp}: ${only.join(', ')}; ${durationS} s per autocannon run; load ${load1()}`);
   const work = {
     reads: { budgetMs: 8 * (durationS + 3) * 1000 + 120_000, run: () => runReads({ databaseUrl, durationS }) },
     webhooks: { budgetMs: 300_000, run: () => runWebhooks({ databaseUrl }) },
-    upload: { budgetMs: 900_000, run: () => runUpload(databaseUrl, 900_000) },
+    upload: { budgetMs: 900_000, run: () => runUpload(900_000) },
     startup: { budgetMs: 300_000, run: () => runStartup({ stamp }) },
   };
   try {

@@ -3,6 +3,7 @@
 // server (bench/bare-server.mjs) doing the token hash, token lookup and row
 // read with a `pg` pool of the same size, on the same database. Called by
 // bench/run.mjs.
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import autocannon from 'autocannon';
@@ -53,10 +54,12 @@ async function measure(target, urlPath, auth, connections, seconds) {
  * @returns the rows of the reads table (one per endpoint and connection count)
  */
 export async function runReads({ databaseUrl, durationS, connections = [16, 64] }) {
+  // The service's local file storage lives under DATA_DIR even on PostgreSQL: a temporary one, removed after.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-bench-reads-'));
   const service = await spawnService({
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: String(POOL_SIZE),
-    DATA_DIR: path.join(os.tmpdir(), `apt-bench-reads-${process.pid}`),
+    DATA_DIR: dataDir,
   });
   let bare;
   try {
@@ -133,5 +136,6 @@ export async function runReads({ databaseUrl, durationS, connections = [16, 64] 
   } finally {
     if (bare) await stop(bare);
     await stop(service);
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -7,6 +7,7 @@
 // Run alone with `npm run bench:webhooks`: BENCH_DATABASE_URL (default
 // postgres://postgres@127.0.0.1:5432/apt_billing_bench) names a database this
 // script drops and recreates, so it must contain "bench".
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -71,11 +72,13 @@ function signedEvent(tag, prefix, i) {
 export async function runWebhooks({ databaseUrl, events = 2000, concurrency = 16, warmup = 200 }) {
   // Distinct per run, so the figures never include already-processed events.
   const tag = Date.now().toString(36);
+  // The service's local file storage lives under DATA_DIR even on PostgreSQL: a temporary one, removed after.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-bench-webhooks-'));
   const service = await spawnService({
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: String(concurrency),
     PAYMENT_WEBHOOK_SECRET: SECRET,
-    DATA_DIR: path.join(os.tmpdir(), `apt-bench-webhooks-${process.pid}`),
+    DATA_DIR: dataDir,
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const db = new pg.Pool({ connectionString: databaseUrl, max: concurrency });
@@ -155,6 +158,7 @@ export async function runWebhooks({ databaseUrl, events = 2000, concurrency = 16
     agent.destroy();
     await db.end();
     await stop(service);
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

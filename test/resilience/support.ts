@@ -34,7 +34,10 @@ export class PrivatePostgres {
 
   static async start(): Promise<PrivatePostgres> {
     const bin = postgresBinDir();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-pg-'));
+    await PrivatePostgres.removeOrphans(bin);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apt-resilience-pg-'));
+    // Which test process owns the server: a later run stops the servers of owners that died without cleaning up.
+    fs.writeFileSync(path.join(dir, 'owner.pid'), String(process.pid));
     const pg = new PrivatePostgres(dir, await freePort(), bin);
     try {
       if (process.getuid?.() === 0) {
@@ -48,6 +51,22 @@ export class PrivatePostgres {
       throw err;
     }
     return pg;
+  }
+
+  /** Servers left running by a test process that was killed (its afterAll never ran). */
+  private static async removeOrphans(bin: string): Promise<void> {
+    for (const entry of fs.readdirSync(os.tmpdir()).filter((e) => e.startsWith('apt-resilience-pg-'))) {
+      const dir = path.join(os.tmpdir(), entry);
+      let owner: number;
+      try {
+        owner = Number(fs.readFileSync(path.join(dir, 'owner.pid'), 'utf8'));
+      } catch {
+        continue;
+      }
+      if (isAlive(owner)) continue;
+      const orphan = new PrivatePostgres(dir, 0, bin);
+      await orphan.destroy().catch(() => fs.rmSync(dir, { recursive: true, force: true }));
+    }
   }
 
   private static async postgresUser(): Promise<{ uid: number; gid: number }> {
@@ -114,6 +133,16 @@ export class PrivatePostgres {
     const file = root ? 'runuser' : command;
     const argv = root ? ['-u', 'postgres', '--', command, ...args] : args;
     await run(file, argv, { cwd: this.dir, timeout: 60_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' } });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -14,6 +14,7 @@ import { ConfigModule } from './config/config.module';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseOverrides } from './database/database';
+import { FilesModule } from './files/files.module';
 import { HealthModule } from './health/health.module';
 import { MemoryModule } from './memory/memory.module';
 import { McpModule } from './mcp/mcp.module';
@@ -51,6 +52,7 @@ export class AppModule {
         WorkforcesModule,
         MemoryModule,
         McpModule,
+        FilesModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: TokenThrottlerGuard },

@@ -20,7 +20,7 @@ describe('The service process (embedded database)', () => {
   afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('refuses to start on a bad PORT, naming it', () => {
-    const res = spawnSync(process.execPath, [MAIN], { env: childEnv({ PORT: 'eighty', DATA_DIR: dataDir }), encoding: 'utf8', timeout: 20_000 });
+    const res = spawnSync(process.execPath, [MAIN], { env: childEnv({ PORT: 'eighty', DATA_DIR: dataDir }), encoding: 'utf8', timeout: 60_000 });
     expect(res.status).toBe(1);
     expect(res.stderr).toContain('PORT');
     expect(res.stderr).toContain('"eighty"');
@@ -29,7 +29,7 @@ describe('The service process (embedded database)', () => {
   it.each([['RATE_LIMIT_PER_MINUTE', '-5'], ['STORAGE_DRIVER', 'ftp'], ['PLAN_LIMITS', '{"Free":{"bogus":1}}'], ['DATABASE_URL', 'mysql://x']])(
     'refuses to start on a bad %s',
     (name, value) => {
-      const res = spawnSync(process.execPath, [MAIN], { env: childEnv({ [name]: value, DATA_DIR: dataDir }), encoding: 'utf8', timeout: 20_000 });
+      const res = spawnSync(process.execPath, [MAIN], { env: childEnv({ [name]: value, DATA_DIR: dataDir }), encoding: 'utf8', timeout: 60_000 });
       expect(res.status).toBe(1);
       expect(res.stderr).toContain(name);
     },
@@ -51,7 +51,7 @@ describe('The service process (embedded database)', () => {
     expect((await fetch(`${second.url}/api/auth/me`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it('never prints BOOTSTRAP_ADMIN_TOKEN, and uses it as the admin token', async () => {
     const value = 'apt_bootstrap-secret-value-0123456789abcdef';
@@ -60,7 +60,7 @@ describe('The service process (embedded database)', () => {
     svc.child.kill('SIGTERM');
     await svc.exited;
     expect(svc.output()).not.toContain(value);
-  }, 60_000);
+  }, 180_000);
 
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {
     const value = 'apt_bootstrap-secret-value-0123456789abcdef';
@@ -90,11 +90,11 @@ describe('The service process (embedded database)', () => {
     expect(await svc.exited).toEqual({ code: 0, signal: null });
     // New connections are refused once it has stopped.
     await expect(fetch(`${svc.url}/api/health`)).rejects.toThrow();
-  }, 60_000);
+  }, 180_000);
 
   it('holds the embedded database: a second instance and the CLI stop at once, saying it is in use', async () => {
     const svc = await startService({ DATA_DIR: dataDir });
-    const second = spawnSync(process.execPath, [MAIN], { env: childEnv({ DATA_DIR: dataDir, PORT: '0' }), encoding: 'utf8', timeout: 20_000 });
+    const second = spawnSync(process.execPath, [MAIN], { env: childEnv({ DATA_DIR: dataDir, PORT: '0' }), encoding: 'utf8', timeout: 60_000 });
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(/in use by another process \(pid \d+\)/);
     const cli = runCli(['token:list', '--email', 'admin@localhost'], { DATA_DIR: dataDir });
@@ -105,7 +105,7 @@ describe('The service process (embedded database)', () => {
     expect((await fetch(`${svc.url}/api/health/ready`)).status).toBe(200);
     svc.child.kill('SIGTERM');
     await svc.exited;
-  }, 60_000);
+  }, 180_000);
 
   it('is not blocked by the lock of a process that was SIGKILLed', async () => {
     const svc = await startService({ DATA_DIR: dataDir });
@@ -121,7 +121,7 @@ describe('The service process (embedded database)', () => {
     expect(res.status).toBe(200);
     again.child.kill('SIGTERM');
     expect((await again.exited).code).toBe(0);
-  }, 90_000);
+  }, 240_000);
 });
 
 describe('The CLI', () => {
@@ -154,7 +154,7 @@ describe('The CLI', () => {
     expect(JSON.parse(revoke.stdout)).toEqual({ id: created.id, revoked: true });
     const after = JSON.parse(runCli(['token:list', '--email', 'cli@example.com'], { DATA_DIR: dataDir }).stdout) as { revoked_at: string | null }[];
     expect(after[1].revoked_at).not.toBeNull();
-  }, 90_000);
+  }, 240_000);
 
   it('fails with a reason on stderr and nothing on stdout', () => {
     const dup = runCli(['user:create', '--email', 'cli@example.com'], { DATA_DIR: dataDir });
@@ -167,7 +167,7 @@ describe('The CLI', () => {
     const unknown = runCli(['frobnicate'], { DATA_DIR: dataDir });
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('Unknown command');
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('The CLI for webhook failures', () => {
@@ -222,11 +222,11 @@ describe('The CLI for webhook failures', () => {
     expect((await team.json()) as { plan: string }).toEqual(expect.objectContaining({ plan: 'Pro', payment_subscription_id: 'sub_cli' }));
     svc3.child.kill('SIGTERM');
     await svc3.exited;
-  }, 120_000);
+  }, 300_000);
 
   it('answers a replay of an unknown event id with a reason on stderr', () => {
     const res = runCli(['webhooks:replay', '--id', 'evt_nope'], { DATA_DIR: dataDir });
     expect(res.status).toBe(1);
     expect(res.stderr).toContain('Webhook failure not found');
-  }, 60_000);
+  }, 180_000);
 });

@@ -54,6 +54,14 @@ export async function cloneTemplate(url: URL): Promise<{ url: string; drop: () =
       }
     }
   });
+  // TypeORM's metadata rows name the database they were written in (the template's): rename them to the clone's.
+  const clone = new Client({ connectionString: withDatabase(url, name) });
+  await clone.connect();
+  try {
+    await clone.query(`UPDATE typeorm_metadata SET database = current_database()`);
+  } finally {
+    await clone.end();
+  }
   return {
     url: withDatabase(url, name),
     drop: () => admin(url, async (client) => void (await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))),

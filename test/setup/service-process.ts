@@ -31,7 +31,7 @@ export interface ServiceProcess {
 }
 
 /** Starts the compiled service (`node dist/main.js`) and waits until /api/health answers. */
-export async function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+export async function startService(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], { env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -56,6 +56,6 @@ export async function startService(env: Record<string, string>, timeoutMs = 30_0
 }
 
 export function runCli(args: string[], env: Record<string, string>) {
-  const res = spawnSync(process.execPath, [CLI, ...args], { env: childEnv(env), encoding: 'utf8', timeout: 60_000 });
+  const res = spawnSync(process.execPath, [CLI, ...args], { env: childEnv(env), encoding: 'utf8', timeout: 120_000 });
   return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }

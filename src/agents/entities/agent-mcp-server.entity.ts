@@ -17,10 +17,10 @@ export class AgentMcpServer {
   position: number;
 
   @ManyToOne(() => Agent, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'agent_id' })
+  @JoinColumn({ name: 'agent_id', foreignKeyConstraintName: 'agent_mcp_servers_agent_id_fkey' })
   agent?: Agent;
 
   @ManyToOne(() => McpServer, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'mcp_server_id' })
+  @JoinColumn({ name: 'mcp_server_id', foreignKeyConstraintName: 'agent_mcp_servers_mcp_server_id_fkey' })
   mcpServer?: McpServer;
 }

@@ -12,7 +12,7 @@ export class Agent {
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'agents_user_id_fkey' })
   user?: User;
 
   @Column({ type: 'text' })

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { QueryFailedError } from 'typeorm';
 import { ApiError, TooManyRequests, Unauthorized, ValidationFailed } from './errors';
+import { multipartErrorResponse } from './multipart-errors';
 
 export interface ErrorResponse {
   status: number;
@@ -37,6 +38,8 @@ export function toErrorResponse(exception: unknown): ErrorResponse | undefined {
   }
   if (exception instanceof ApiError) return { status: exception.status, body: { detail: exception.message, ...exception.extra } };
   if (exception instanceof ThrottlerException) return { status: 429, body: { detail: 'Too many requests' } };
+  const multipart = multipartErrorResponse(exception);
+  if (multipart) return multipart;
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) return { status, body: { detail: 'Not Found' } };
@@ -64,6 +67,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request>();
     let mapped = toErrorResponse(exception);
+    if (!mapped && req.destroyed && !req.complete) {
+      // The client went away mid-request (e.g. an upload cut off): nobody to answer, nothing to alarm about.
+      this.logger.debug({ method: req.method, url: req.originalUrl?.split('?')[0] }, 'Client closed the request before it completed');
+      return;
+    }
     if (!mapped || mapped.status >= 500) {
       // Logged with the request id (pino-http binds it); never sent to the client.
       this.logger.error({ err: exception, method: req.method, url: req.originalUrl?.split('?')[0] }, 'Request failed');

@@ -19,9 +19,9 @@ export class WebhookFailure {
   @Column({ type: 'integer', default: 1 })
   attempts: number;
 
-  @Column({ name: 'first_failed_at', type: 'timestamptz' })
+  @Column({ name: 'first_failed_at', type: 'timestamptz', default: () => 'now()' })
   firstFailedAt: Date;
 
-  @Column({ name: 'last_failed_at', type: 'timestamptz' })
+  @Column({ name: 'last_failed_at', type: 'timestamptz', default: () => 'now()' })
   lastFailedAt: Date;
 }

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { User } from '../../auth/entities/user.entity';
 import type { CanvasEdge, CanvasNode, Viewport } from '../canvas';
 
@@ -8,6 +8,9 @@ import type { CanvasEdge, CanvasNode, Viewport } from '../canvas';
  * `published_revision` the draft revision it was made from.
  */
 @Entity({ name: 'workforces' })
+@Check('workforces_revision_check', 'revision >= 0')
+@Check('workforces_version_check', 'version >= 0')
+@Index('workforces_nodes_idx', { synchronize: false })
 @Index('workforces_user_id_created_at_idx', ['userId', 'createdAt', 'id'])
 export class Workforce {
   @PrimaryColumn({ type: 'uuid' })
@@ -17,7 +20,7 @@ export class Workforce {
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'workforces_user_id_fkey' })
   user?: User;
 
   @Column({ type: 'text' })
@@ -35,10 +38,10 @@ export class Workforce {
   @Column({ type: 'jsonb', default: [] })
   edges: CanvasEdge[];
 
-  @Column({ type: 'jsonb' })
+  @Column({ type: 'jsonb', default: () => `'{"x": 0, "y": 0, "zoom": 1}'` })
   viewport: Viewport;
 
-  @Column({ name: 'canvas_updated_at', type: 'timestamptz' })
+  @Column({ name: 'canvas_updated_at', type: 'timestamptz', default: () => 'now()' })
   canvasUpdatedAt: Date;
 
   @Column({ type: 'int', default: 0 })

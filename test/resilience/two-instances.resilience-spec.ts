@@ -1,18 +1,26 @@
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import S3rver from 's3rver';
 import { checkoutCompleted, invoice, PaymentEventFixture } from '../factories/payment-events';
 import { ServiceProcess, startService } from '../setup/service-process';
 import { ADMIN, call, createUser, CreatedUser, deliver, json, pool, PrivatePostgres, serviceEnv, stopService, tempDir } from './support';
 
+const BUCKET = 'apt-resilience';
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const MIGRATIONS = fs.readdirSync(path.resolve(__dirname, '..', '..', 'migrations')).filter((f) => /^\d+-.+\.ts$/.test(f));
 
 /**
- * Two service processes, no proxy in front, one PostgreSQL database: whatever
- * one instance writes the other sees, and concurrent duplicate webhooks to
- * both change state once.
+ * Two service processes, no proxy in front, one PostgreSQL database and one
+ * S3-compatible bucket (s3rver): whatever one instance writes the other sees,
+ * and concurrent duplicate webhooks and deletes change state once.
  */
-describe('Two instances sharing one PostgreSQL', () => {
+describe('Two instances sharing one PostgreSQL and one S3 bucket', () => {
   let pg: PrivatePostgres;
+  let s3server: S3rver;
+  let s3: S3Client;
+  let endpoint: string;
   const dirs: string[] = [];
   let a: ServiceProcess;
   let b: ServiceProcess;
@@ -22,10 +30,17 @@ describe('Two instances sharing one PostgreSQL', () => {
 
   beforeAll(async () => {
     pg = await PrivatePostgres.start();
+    const s3dir = tempDir('apt-res-s3-');
+    dirs.push(s3dir);
+    s3server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET }] });
+    endpoint = `http://127.0.0.1:${(await s3server.run()).port}`;
+    s3 = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
   }, 60_000);
 
   afterAll(async () => {
     for (const svc of [a, b]) if (svc) await stopService(svc);
+    s3?.destroy();
+    await s3server?.close();
     if (pg) await pg.destroy();
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
@@ -33,7 +48,13 @@ describe('Two instances sharing one PostgreSQL', () => {
   const envFor = (databaseUrl: string) => {
     const dataDir = tempDir('apt-res-two-');
     dirs.push(dataDir);
-    return serviceEnv(databaseUrl, dataDir);
+    return serviceEnv(databaseUrl, dataDir, {
+      STORAGE_DRIVER: 's3',
+      S3_BUCKET: BUCKET,
+      S3_ENDPOINT: endpoint,
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+    });
   };
 
   it('both start at once on an empty database: migrations run once, one bootstrap admin', async () => {
@@ -141,5 +162,69 @@ describe('Two instances sharing one PostgreSQL', () => {
         .sort((x, y) => x.id - y.id),
     );
     expect(await count('SELECT count(*) AS n FROM webhook_failures')).toBe(0);
+  }, 60_000);
+
+  it('uploads on one instance, previews and deletes on the other: rows, objects and usage agree', async () => {
+    const on = (i: number) => [a, b][i % 2].url;
+    type Stored = { user: number; id: string; size: number; sha: string; via: number };
+    // Each user: four uploads of two files, alternating instances, all at once; one file over the S3 part size (8 MiB).
+    const jobs = users.flatMap((_, user) => [0, 1, 2, 3].map((n) => ({ user, n })));
+    const uploaded = (
+      await pool(jobs, 8, async ({ user, n }) => {
+        const big = user === 0 && n === 0;
+        const contents = [randomBytes(big ? 9 * 1024 * 1024 : 20_000 + n * 1000), randomBytes(5_000 + user * 100)];
+        const form = new FormData();
+        contents.forEach((c, i) => form.append(i === 0 ? 'file' : 'files', new Blob([c]), `f-${user}-${n}-${i}.bin`));
+        form.append('folder', 'two');
+        const res = await fetch(`${on(user + n)}/api/share/files/upload`, { method: 'POST', headers: { Authorization: `Bearer ${users[user].token}` }, body: form });
+        const body = (await res.json()) as { files: { id: string; size: number; sha256: string }[] };
+        expect({ status: res.status, files: body.files?.length }).toEqual({ status: 200, files: 2 });
+        return body.files.map((f, i) => {
+          expect({ size: f.size, sha: f.sha256 }).toEqual({ size: contents[i].length, sha: sha256(contents[i]) });
+          return { user, id: f.id, size: f.size, sha: f.sha256, via: (user + n) % 2 } as Stored;
+        });
+      })
+    ).flat();
+
+    // Every file previews, byte for byte, on the instance that did not store it.
+    const previews = await pool(uploaded, 8, async (f) => {
+      const res = await fetch(`${on(f.via + 1)}/api/files/preview/${f.id}`, { headers: { Authorization: `Bearer ${users[f.user].token}` } });
+      return { id: f.id, status: res.status, sha: sha256(Buffer.from(await res.arrayBuffer())) };
+    });
+    expect(previews).toEqual(uploaded.map((f) => ({ id: f.id, status: 200, sha: f.sha })));
+
+    // Half deleted through the other instance; a quarter deleted on BOTH at once (one 200, one 404).
+    const doomed = uploaded.filter((_, i) => i % 2 === 0);
+    const raced = doomed.filter((_, i) => i % 2 === 0);
+    const deletes = await pool(doomed, 8, async (f) => {
+      const targets = raced.includes(f) ? [a.url, b.url] : [on(f.via + 1)];
+      const answers = await Promise.all(targets.map((url) => call(`${url}/api/files/${f.id}`, { method: 'DELETE', auth: users[f.user].token })));
+      return answers.map((r) => r.status).sort();
+    });
+    expect(deletes).toEqual(doomed.map((f) => (raced.includes(f) ? [200, 404] : [200])));
+
+    const kept = uploaded.filter((f) => !doomed.includes(f));
+    const rows = await q<{ id: string }>('SELECT id FROM files');
+    expect(rows.map((r) => r.id).sort()).toEqual(kept.map((f) => f.id).sort());
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual(kept.map((f) => `files/${f.id.slice(0, 2)}/${f.id}`).sort());
+
+    // Usage: bytes of the files kept, files counted per upload (deletes do not give files_uploaded back).
+    const teams = await q<{ id: number; usage_storage_bytes: string; usage_files_uploaded: string }>(
+      'SELECT id, usage_storage_bytes, usage_files_uploaded FROM teams WHERE id = ANY($1) ORDER BY id',
+      [users.map((u) => u.team_id)],
+    );
+    const expected = users
+      .map((u, user) => ({
+        id: u.team_id,
+        usage_storage_bytes: String(kept.filter((f) => f.user === user).reduce((sum, f) => sum + f.size, 0)),
+        usage_files_uploaded: String(uploaded.filter((f) => f.user === user).length),
+      }))
+      .sort((x, y) => x.id - y.id);
+    expect(teams).toEqual(expected);
+    for (const user of users) {
+      const [fromA, fromB] = await Promise.all([a, b].map((svc) => call(`${svc.url}/api/team`, { auth: user.token })));
+      expect((fromA.body as { usage: unknown }).usage).toEqual((fromB.body as { usage: unknown }).usage);
+    }
   }, 60_000);
 });

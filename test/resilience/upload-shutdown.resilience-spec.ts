@@ -165,4 +165,28 @@ describe('SIGTERM in the middle of an upload', () => {
     expect(list.body).toEqual([]);
     expect((await stopService(again)).code).toBe(0);
   }, 60_000);
+
+  it('on the embedded database too: the cut upload leaves nothing, the database closes cleanly, exit 0', async () => {
+    const dataDir = tempDir('apt-res-upload-embedded-');
+    dirs.push(dataDir);
+    // No DATABASE_URL: the embedded PostgreSQL (PGlite) under DATA_DIR.
+    const env = serviceEnv('', dataDir, { SHUTDOWN_TIMEOUT_MS: '2000' });
+    delete env.DATABASE_URL;
+    const svc = await startService(env, 40_000);
+    services.push(svc);
+    const user = await createUser(svc.url, 'upload-embedded@example.com');
+    const { result, exit, exitedAfterMs } = await uploadThenTerm(svc, user, dataDir, 150);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(result.status === undefined || result.status >= 400).toBe(true);
+    expect(exitedAfterMs).toBeLessThan(10_000);
+    expect(filesUnder(path.join(dataDir, 'files'))).toEqual([]);
+
+    // The embedded database opens again (its lock was released) and holds no trace of the upload.
+    const again = await startService(env, 40_000);
+    services.push(again);
+    const team = await call(`${again.url}/api/team`, { auth: user.token });
+    expect((team.body as { usage: Record<string, number> }).usage).toEqual(expect.objectContaining({ storage_bytes: 0, files_uploaded: 0 }));
+    expect((await call(`${again.url}/api/files`, { auth: user.token })).body).toEqual([]);
+    expect((await stopService(again)).code).toBe(0);
+  }, 60_000);
 });

@@ -78,7 +78,7 @@ describe('SIGKILL in the middle of webhook processing, then redelivery', () => {
       Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [lockerPid]))[0].n);
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline && ((await waiting()) < BLOCKED || [...answers.values()].filter((a) => a.status === 200).length < 40)) await sleep(20);
-    expect(await waiting()).toBe(BLOCKED);
+    expect(await waiting()).toBeGreaterThanOrEqual(BLOCKED);
     const answeredBeforeKill = [...answers.values()].filter((a) => a.status === 200).length;
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');

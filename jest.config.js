@@ -22,7 +22,7 @@ const swc = [
 module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/src/**/*.spec.ts'],
+  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/resilience/**/*.resilience-spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/src/**/*.spec.ts'],
   transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.mjs$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { config as loadDotenv } from 'dotenv';
 import { Logger } from 'nestjs-pino';
 import { createApp } from './app';
@@ -24,7 +25,9 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   await app.listen(config.port, config.host);
-  app.get(Logger).log(`Listening on http://${config.host}:${config.port} (docs at /docs)`);
+  // The bound port, not the configured one: PORT=0 picks a free port (the tests use that).
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  app.get(Logger).log(`Listening on http://${config.host}:${port} (docs at /docs)`);
 }
 
 

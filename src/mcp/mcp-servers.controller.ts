@@ -6,7 +6,7 @@ import { Authenticated, CurrentUser } from '../common/auth/decorators';
 import { IntIdParam } from '../common/http/id-params';
 import { ApiErrors, DeletedIntBody, ErrorBody } from '../common/http/openapi';
 import { PaginationQuery, setTotalCount } from '../common/http/pagination';
-import { CreateMcpServerDto, McpServerView, TestConnectionDto, TestConnectionResultView, UpdateMcpServerDto } from './dto/mcp-server.dto';
+import { CreateMcpServerDto, McpServerView, TEST_SUCCESS_EXAMPLE, TestConnectionDto, TestConnectionResultView, UpdateMcpServerDto } from './dto/mcp-server.dto';
 import { McpBodyPipe } from './mcp-body.pipe';
 import { McpServersService } from './mcp-servers.service';
 import { McpTestsService } from './mcp-tests.service';
@@ -95,18 +95,7 @@ export class McpServersController {
     examples: {
       success: {
         summary: 'Connected',
-        value: {
-          success: true,
-          message: 'Connected to example-server 1.2.0',
-          details: {
-            server_info: { name: 'example-server', version: '1.2.0' },
-            protocol_version: '2025-06-18',
-            capabilities: { tools: { listChanged: true } },
-            tools: [{ name: 'echo', description: 'Echoes its input' }],
-            tool_count: 1,
-            elapsed_ms: 42,
-          },
-        },
+        value: TEST_SUCCESS_EXAMPLE,
       },
       http_error: { summary: 'HTTP error', value: { success: false, message: 'The server answered HTTP 500', details: { error: 'http_error', status: 500, elapsed_ms: 12 } } },
       blocked: {

@@ -30,24 +30,30 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the compiled service (`node dist/main.js`) and waits until /api/health answers. */
+/**
+ * Starts the compiled service (`node dist/main.js`) on a port it picks itself
+ * (PORT=0; the port is read from its "Listening on" log line, so no other
+ * process can take it in between) and waits until /api/health answers.
+ */
 export async function startService(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], { env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], { env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   let done = false;
   void exited.then(() => (done = true));
   while (Date.now() < deadline && !done) {
-    try {
-      const res = await fetch(`${url}/api/health`);
-      if (res.ok) return { child, port, url, output: () => out, exited };
-    } catch {
-      /* not listening yet */
+    const port = Number(/Listening on http:\/\/[^\s"]+:(\d+)/.exec(out)?.[1]);
+    if (port) {
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        const res = await fetch(`${url}/api/health`);
+        if (res.ok) return { child, port, url, output: () => out, exited };
+      } catch {
+        /* not answering yet */
+      }
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -43,6 +43,8 @@ export function toErrorResponse(exception: unknown): ErrorResponse | undefined {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) return { status, body: { detail: 'Not Found' } };
+    // Readiness (terminus) throws its own 503 while the database is down: same body as every other 503.
+    if (status === 503) return { status, body: { detail: 'Service unavailable' } };
     const response = exception.getResponse();
     const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
     const detail = status < 500 && typeof message === 'string' ? message : (STATUS_CODES[status] ?? 'Error');

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { User } from '../../auth/entities/user.entity';
 import { Team } from '../../teams/entities/team.entity';
 
@@ -7,6 +7,7 @@ const bigintAsNumber = { to: (v: number) => v, from: (v: string | null) => (v ==
 
 /** One uploaded file of a share; the bytes are in storage under `storageKey`. */
 @Entity({ name: 'files' })
+@Check('files_size_check', 'size >= 0')
 @Index('files_user_id_created_at_idx', ['userId', 'createdAt'])
 @Index('files_user_id_task_id_idx', ['userId', 'taskId'])
 @Index('files_user_id_folder_idx', ['userId', 'folder'])
@@ -19,7 +20,7 @@ export class StoredFile {
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'files_user_id_fkey' })
   user?: User;
 
   /** The team charged for the bytes (the uploader's team at upload time). */
@@ -28,7 +29,7 @@ export class StoredFile {
   teamId: number;
 
   @ManyToOne(() => Team, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'team_id' })
+  @JoinColumn({ name: 'team_id', foreignKeyConstraintName: 'files_team_id_fkey' })
   team?: Team;
 
   @Column({ type: 'text' })

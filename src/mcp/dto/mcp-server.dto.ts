@@ -43,10 +43,14 @@ const CONFIG_DOC = {
 
 const TRANSPORT_DOC = { enum: [...TRANSPORTS], example: 'streamable_http' as const };
 
+/**
+ * What a connection needs: shared by creating a server and by testing one.
+ * With `app_id`, name, transport and config may be left out (the app's are the defaults).
+ */
 @ApiExtraModels(StdioConfigSchema, HttpConfigSchema)
-export class CreateMcpServerDto {
-  @ApiPropertyOptional({ example: 'Notion', maxLength: 100, description: 'Unique per user. Required unless app_id is given (then defaults to the app name)' })
-  @ValidateIf((o: CreateMcpServerDto) => o.app_id === undefined || o.name !== undefined)
+export class McpConnectionDto {
+  @ApiPropertyOptional({ example: 'Notion', maxLength: 100, description: 'Required unless app_id is given (then the app name)' })
+  @ValidateIf((o: McpConnectionDto) => o.app_id === undefined || o.name !== undefined)
   @IsDefined()
   @IsString()
   @MinLength(1)
@@ -54,24 +58,38 @@ export class CreateMcpServerDto {
   @NoNul()
   name?: string;
 
-  @ApiPropertyOptional({ ...TRANSPORT_DOC, description: 'Required unless app_id is given (then defaults to the app transport)' })
-  @ValidateIf((o: CreateMcpServerDto) => o.app_id === undefined || o.transport !== undefined)
+  @ApiPropertyOptional({ ...TRANSPORT_DOC, description: 'Required unless app_id is given (then the app transport)' })
+  @ValidateIf((o: McpConnectionDto) => o.app_id === undefined || o.transport !== undefined)
   @IsDefined()
   @IsIn(TRANSPORTS, { message: `transport must be one of ${TRANSPORTS.join(', ')}` })
   transport?: McpTransport;
 
+  @ApiPropertyOptional({ ...CONFIG_DOC, example: { url: 'https://mcp.notion.com/mcp' } })
+  @ValidateIf((o: McpConnectionDto) => o.app_id === undefined || o.config !== undefined)
+  @IsDefined()
+  @IsObject()
+  config?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    example: 'notion',
+    description:
+      'A library app: its transport, config, provider and description are the defaults. ' +
+      'Members can test stdio servers only this way, supplying the app’s required_config in config.env',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @NoNul()
+  app_id?: string;
+}
+
+export class CreateMcpServerDto extends McpConnectionDto {
   @ApiPropertyOptional({ example: 'Our workspace', maxLength: 1000 })
   @IsOptional()
   @IsString()
   @MaxLength(1000)
   @NoNul()
   description?: string;
-
-  @ApiPropertyOptional({ ...CONFIG_DOC, example: { url: 'https://mcp.notion.com/mcp' } })
-  @ValidateIf((o: CreateMcpServerDto) => o.app_id === undefined || o.config !== undefined)
-  @IsDefined()
-  @IsObject()
-  config?: Record<string, unknown>;
 
   @ApiPropertyOptional({ example: true, default: true })
   @IsOptional()
@@ -82,13 +100,6 @@ export class CreateMcpServerDto {
   @IsOptional()
   @IsBoolean()
   is_default?: boolean;
-
-  @ApiPropertyOptional({ example: 'notion', description: 'A library app: its transport, config, provider and description are the defaults' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  @NoNul()
-  app_id?: string;
 }
 
 @ApiExtraModels(StdioConfigSchema, HttpConfigSchema)
@@ -166,40 +177,26 @@ export class McpServerView {
   }
 }
 
-@ApiExtraModels(StdioConfigSchema, HttpConfigSchema)
-export class TestConnectionDto {
-  @ApiPropertyOptional({ example: 'Local tools', maxLength: 100, description: 'Required unless app_id is given' })
-  @ValidateIf((o: TestConnectionDto) => o.app_id === undefined || o.name !== undefined)
-  @IsDefined()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
-  @NoNul()
-  name?: string;
+/** `POST /api/mcp/test-connection`: validated exactly like a create. */
+export class TestConnectionDto extends McpConnectionDto {}
 
-  @ApiPropertyOptional({ ...TRANSPORT_DOC, description: 'Required unless app_id is given' })
-  @ValidateIf((o: TestConnectionDto) => o.app_id === undefined || o.transport !== undefined)
-  @IsDefined()
-  @IsIn(TRANSPORTS, { message: `transport must be one of ${TRANSPORTS.join(', ')}` })
-  transport?: McpTransport;
-
-  @ApiPropertyOptional({ ...CONFIG_DOC, example: { url: 'https://mcp.deepwiki.com/mcp' } })
-  @ValidateIf((o: TestConnectionDto) => o.app_id === undefined || o.config !== undefined)
-  @IsDefined()
-  @IsObject()
-  config?: Record<string, unknown>;
-
-  @ApiPropertyOptional({ example: 'time', description: 'A library app. Members can test stdio servers only this way, supplying the app’s required_config in config.env' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  @NoNul()
-  app_id?: string;
-}
+/** A successful connection test, for the OpenAPI examples. */
+export const TEST_SUCCESS_EXAMPLE = {
+  success: true,
+  message: 'Connected to example-server 1.2.0',
+  details: {
+    server_info: { name: 'example-server', version: '1.2.0' },
+    protocol_version: '2025-06-18',
+    capabilities: { tools: { listChanged: true } },
+    tools: [{ name: 'echo', description: 'Echoes its input' }],
+    tool_count: 1,
+    elapsed_ms: 42,
+  },
+};
 
 export class TestConnectionResultView {
   @ApiProperty({ example: true }) success: boolean;
-  @ApiProperty({ example: 'Connected to example-server 1.2.0' }) message: string;
+  @ApiProperty({ example: TEST_SUCCESS_EXAMPLE.message }) message: string;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
@@ -207,14 +204,7 @@ export class TestConnectionResultView {
       'Success: server_info {name, version}, protocol_version, capabilities, tools [{name, description}], tool_count, elapsed_ms. ' +
       'Failure: error (timeout, connection_refused, dns_error, http_error, protocol_error, spawn_error, blocked_address, stdio_disabled, command_not_allowed), ' +
       'status (http_error only), elapsed_ms.',
-    example: {
-      server_info: { name: 'example-server', version: '1.2.0' },
-      protocol_version: '2025-06-18',
-      capabilities: { tools: { listChanged: true } },
-      tools: [{ name: 'echo', description: 'Echoes its input' }],
-      tool_count: 1,
-      elapsed_ms: 42,
-    },
+    example: TEST_SUCCESS_EXAMPLE.details,
   })
   details: Record<string, unknown>;
 }

@@ -44,17 +44,7 @@ export class PositionDto {
   y: number;
 }
 
-export class ViewportDto {
-  @ApiProperty({ example: 0 })
-  @IsDefined()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  x: number;
-
-  @ApiProperty({ example: 0 })
-  @IsDefined()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  y: number;
-
+export class ViewportDto extends PositionDto {
   @ApiProperty({ example: 1, minimum: 0.01, maximum: 100 })
   @IsDefined()
   @IsNumber({ allowNaN: false, allowInfinity: false })

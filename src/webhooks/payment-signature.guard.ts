@@ -40,9 +40,10 @@ export class PaymentSignatureGuard implements CanActivate {
     try {
       parsed = Stripe.webhooks.constructEvent(body, header, secret, SIGNATURE_TOLERANCE_SECONDS);
     } catch (err) {
-      // constructEvent verifies first, then parses: anything but a verification error is a bad body.
-      if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw this.reject('invalid_signature', 'Invalid signature');
-      throw this.reject('invalid_payload', 'Invalid payload');
+      // constructEvent verifies first, then JSON.parses: only a SyntaxError means a signed bad body. It also
+      // throws plain Errors for some malformed headers (an empty `v1=`: "secureCompare must receive two arguments").
+      if (err instanceof SyntaxError) throw this.reject('invalid_payload', 'Invalid payload');
+      throw this.reject('invalid_signature', 'Invalid signature');
     }
     const event = toPaymentEvent(parsed);
     if (!event) throw this.reject('invalid_payload', 'Invalid payload');

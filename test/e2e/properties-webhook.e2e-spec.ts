@@ -151,6 +151,14 @@ describe('Property-based fuzzing of the payment webhook', () => {
         expect(failures[0].n).toBe('0');
       });
 
+      it('an empty v1 signature is an invalid signature, whatever the body (stripe threw a plain Error, answered as an invalid payload)', async () => {
+        for (const header of ['t=1,v1=', `t=${now()},v1=`, `t=${now()},v1=,v1=`]) {
+          const res = await request(t.http).post(PATH).set('Content-Type', 'application/json').set('payment-signature', header).send('{"id":"evt_x","type":"x","data":{"object":{}}}');
+          expect(res.status).toBe(400);
+          expect(res.body).toEqual({ detail: 'Invalid signature' });
+        }
+      });
+
       it('periods and created times outside any real date are ignored, the rest applied', async () => {
         const team = (await t.createUser()).teamId;
         const sub = { id: 'sub_edge', customer: 'cus_edge', status: 'active', metadata: { team_id: String(team) }, items: { data: [{ price: { id: 'price_pro' } }] } };

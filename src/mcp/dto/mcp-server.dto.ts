@@ -1,10 +1,16 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsObject, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
 
 /** PostgreSQL cannot store NUL in text. */
 const NoNul = () => Matches(/^[^\0]*$/, { message: 'must not contain NUL characters' });
 import type { McpServer, McpTransport } from '../entities/mcp-server.entity';
 import { maskConfig, TRANSPORT_DISPLAY, TRANSPORTS } from '../mcp-config';
+
+/**
+ * Optional but not nullable: `@IsOptional()` skips every check for `null` too, and a `null` name or
+ * config reached the service (a 500 from a null where-condition or from reading the masked config).
+ */
+const IfPresent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 /** OpenAPI only: `config` of a stdio server. */
 export class StdioConfigSchema {
@@ -76,7 +82,7 @@ export class McpConnectionDto {
       'A library app: its transport, config, provider and description are the defaults. ' +
       'Members can test stdio servers only this way, supplying the app’s required_config in config.env',
   })
-  @IsOptional()
+  @IfPresent()
   @IsString()
   @MaxLength(100)
   @NoNul()
@@ -85,19 +91,19 @@ export class McpConnectionDto {
 
 export class CreateMcpServerDto extends McpConnectionDto {
   @ApiPropertyOptional({ example: 'Our workspace', maxLength: 1000 })
-  @IsOptional()
+  @IfPresent()
   @IsString()
   @MaxLength(1000)
   @NoNul()
   description?: string;
 
   @ApiPropertyOptional({ example: true, default: true })
-  @IsOptional()
+  @IfPresent()
   @IsBoolean()
   is_active?: boolean;
 
   @ApiPropertyOptional({ example: false, default: false, description: 'Setting it unsets the default flag of the caller’s other servers' })
-  @IsOptional()
+  @IfPresent()
   @IsBoolean()
   is_default?: boolean;
 }
@@ -105,7 +111,7 @@ export class CreateMcpServerDto extends McpConnectionDto {
 @ApiExtraModels(StdioConfigSchema, HttpConfigSchema)
 export class UpdateMcpServerDto {
   @ApiPropertyOptional({ example: 'Notion (team)', maxLength: 100 })
-  @IsOptional()
+  @IfPresent()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
@@ -113,29 +119,29 @@ export class UpdateMcpServerDto {
   name?: string;
 
   @ApiPropertyOptional(TRANSPORT_DOC)
-  @IsOptional()
+  @IfPresent()
   @IsIn(TRANSPORTS, { message: `transport must be one of ${TRANSPORTS.join(', ')}` })
   transport?: McpTransport;
 
   @ApiPropertyOptional({ example: 'Our workspace', maxLength: 1000 })
-  @IsOptional()
+  @IfPresent()
   @IsString()
   @MaxLength(1000)
   @NoNul()
   description?: string;
 
   @ApiPropertyOptional({ ...CONFIG_DOC, example: { url: 'https://mcp.notion.com/mcp', headers: { Authorization: '********' } } })
-  @IsOptional()
+  @IfPresent()
   @IsObject()
   config?: Record<string, unknown>;
 
   @ApiPropertyOptional({ example: true })
-  @IsOptional()
+  @IfPresent()
   @IsBoolean()
   is_active?: boolean;
 
   @ApiPropertyOptional({ example: true })
-  @IsOptional()
+  @IfPresent()
   @IsBoolean()
   is_default?: boolean;
 }

@@ -155,6 +155,17 @@ describe('Property-based input fuzzing of every OpenAPI operation', () => {
       }
     });
 
+    it('null for an optional MCP server member (a null name or config reached the service)', async () => {
+      const server = known.server_id;
+      for (const [member_, type] of [['name', 'string_type'], ['config', 'dict_type'], ['transport', 'enum'], ['is_default', 'bool_type']] as const) {
+        const res = await request(t.http).patch(`/api/mcp/servers/${server}`).set('Authorization', member.auth).send({ [member_]: null });
+        expect(res.status).toBe(422);
+        expect(res.body).toEqual({ detail: [{ loc: ['body', member_], msg: expect.any(String), type }] });
+      }
+      const unchanged = await request(t.http).get(`/api/mcp/servers/${server}`).set('Authorization', member.auth);
+      expect(unchanged.body).toMatchObject({ name: 'fuzz', transport: 'streamable_http', config: { url: 'https://mcp.example.com/mcp' } });
+    });
+
     it('nesting deeper than 64 levels (class-transformer overflowed its stack)', async () => {
       for (const path of ['/api/auth/tokens', '/api/mcp/servers']) {
         const res = await post(path, `{"name":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);

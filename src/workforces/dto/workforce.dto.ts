@@ -77,6 +77,7 @@ export class CanvasNodeDto {
 
   @ApiProperty({ type: PositionDto })
   @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => PositionDto)
   position: PositionDto;
@@ -138,6 +139,7 @@ export class CanvasInputDto {
 
   @ApiPropertyOptional({ type: ViewportDto, description: 'Kept as it was when omitted ({x:0,y:0,zoom:1} for a new workforce)' })
   @IfPresent()
+  @IsObject()
   @ValidateNested()
   @Type(() => ViewportDto)
   viewport?: ViewportDto;
@@ -172,6 +174,7 @@ export class CreateWorkforceDto {
 
   @ApiPropertyOptional({ type: CanvasInputDto, description: 'Initial draft canvas, saved at revision 1 (else empty at revision 0)' })
   @IfPresent()
+  @IsObject()
   @ValidateNested()
   @Type(() => CanvasInputDto)
   canvas?: CanvasInputDto;

@@ -166,6 +166,23 @@ describe('Property-based input fuzzing of every OpenAPI operation', () => {
       expect(unchanged.body).toMatchObject({ name: 'fuzz', transport: 'streamable_http', config: { url: 'https://mcp.example.com/mcp' } });
     });
 
+    it('an array where a workforce DTO expects an object (validated as a list of nothing, then crashed the service)', async () => {
+      const created = await post('/api/workforces', '{"name":"w","canvas":[]}');
+      expect(created.status).toBe(422);
+      expect(created.body).toEqual({ detail: [{ loc: ['body', 'canvas'], msg: expect.any(String), type: 'dict_type' }] });
+      const saved = await request(t.http)
+        .put(`/api/workforces/${known.workforce_id}/canvas`)
+        .set('Authorization', member.auth)
+        .send({ nodes: [{ id: 'n', type: 'coordinator', position: [] }], edges: [], viewport: [] });
+      expect(saved.status).toBe(422);
+      expect(saved.body.detail).toEqual(
+        expect.arrayContaining([
+          { loc: ['body', 'nodes', 0, 'position'], msg: expect.any(String), type: 'dict_type' },
+          { loc: ['body', 'viewport'], msg: expect.any(String), type: 'dict_type' },
+        ]),
+      );
+    });
+
     it('nesting deeper than 64 levels (class-transformer overflowed its stack)', async () => {
       for (const path of ['/api/auth/tokens', '/api/mcp/servers']) {
         const res = await post(path, `{"name":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);

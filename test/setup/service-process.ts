@@ -30,6 +30,15 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Services started by this test file and still running. */
+const running = new Set<ChildProcess>();
+
+/** Kills what a failed test left running (registered for every spec file in test/setup/after-each-file.ts). */
+export function killLeftoverServices(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
 /**
  * Starts the compiled service (`node dist/main.js`) on a port it picks itself
  * (PORT=0; the port is read from its "Listening on" log line, so no other
@@ -37,6 +46,8 @@ export interface ServiceProcess {
  */
 export async function startService(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [MAIN], { env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

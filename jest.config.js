@@ -27,6 +27,7 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/setup/after-each-file.ts'],
   // Generous: app start-up (an in-memory PGlite per spec file) slows down a lot on a loaded 2-core machine.
   testTimeout: 60000,
   maxWorkers: 2,

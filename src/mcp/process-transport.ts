@@ -109,7 +109,23 @@ export class ProcessTransport implements Transport {
     // Also after the leader exited: its children may still be in the group.
     signalGroup('SIGKILL');
     if (alive()) await Promise.race([exited, delay(2000)]);
+    // A signal is delivered asynchronously: wait (bounded) until no process of the group
+    // is left, so "nothing is left running" holds when the test's answer goes out.
+    await groupGone(child.pid, 2000);
     this.buffer.clear();
+  }
+}
+
+/** Resolves once process group `pgid` has no members (or after `timeoutMs`). */
+async function groupGone(pgid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await delay(10);
   }
 }
 

@@ -30,13 +30,27 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Services started by this test file and still running. */
+const running = new Set<ChildProcess>();
+
+/** Kills what a failed test left running (registered for every spec file in test/setup/after-each-file.ts). */
+export function killLeftoverServices(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
 /**
- * Starts the compiled service (`node dist/main.js`) on a port it picks itself
- * (PORT=0; the port is read from its "Listening on" log line, so no other
- * process can take it in between) and waits until /api/health answers.
+ * Starts the compiled service (`node dist/main.js`) and waits until
+ * /api/health answers. When it logs at info level it picks its own port
+ * (PORT=0, read back from its "Listening on" line, so no other process can
+ * take the port in between); with quieter logs the port is picked here.
  */
 export async function startService(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [MAIN], { env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const logsListening = ['info', 'debug', 'trace', undefined].includes(env.LOG_LEVEL);
+  const chosen = env.PORT ?? (logsListening ? '0' : String(await freePort()));
+  const child = spawn(process.execPath, [MAIN], { env: childEnv({ HOST: '127.0.0.1', ...env, PORT: chosen }), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -45,7 +59,7 @@ export async function startService(env: Record<string, string>, timeoutMs = 90_0
   let done = false;
   void exited.then(() => (done = true));
   while (Date.now() < deadline && !done) {
-    const port = Number(/Listening on http:\/\/[^\s"]+:(\d+)/.exec(out)?.[1]);
+    const port = chosen === '0' ? Number(/Listening on http:\/\/[^\s"]+:(\d+)/.exec(out)?.[1]) : Number(chosen);
     if (port) {
       const url = `http://127.0.0.1:${port}`;
       try {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
@@ -7,6 +7,7 @@ import type { AuthUser } from '../common/auth/auth-user';
 import { Authenticated, CurrentUser } from '../common/auth/decorators';
 import { IntIdParam } from '../common/http/id-params';
 import { ApiErrors } from '../common/http/openapi';
+import { PaginationQuery, setTotalCount } from '../common/http/pagination';
 import { Team } from '../teams/entities/team.entity';
 import { CreatedTokenView, CreateTokenDto, MeView, meView, RevokedTokenView, TokenView } from './dto/auth.dto';
 import { TokensService } from './tokens.service';
@@ -40,10 +41,13 @@ export class AuthController {
   }
 
   @Get('tokens')
-  @ApiOperation({ summary: "The caller's tokens (never their values)" })
-  @ApiOkResponse({ type: [TokenView] })
-  async list(@CurrentUser() user: AuthUser): Promise<TokenView[]> {
-    return (await this.tokens.list(user.id)).map((t) => TokenView.of(t));
+  @ApiOperation({ summary: "The caller's tokens, oldest first (never their values)" })
+  @ApiOkResponse({ type: [TokenView], headers: { 'X-Total-Count': { description: 'Total number of tokens', schema: { type: 'integer' } } } })
+  @ApiErrors(422)
+  async list(@CurrentUser() user: AuthUser, @Query() page: PaginationQuery, @Res({ passthrough: true }) res: Response): Promise<TokenView[]> {
+    const [tokens, total] = await this.tokens.list(user.id, page);
+    setTotalCount(res, total);
+    return tokens.map((t) => TokenView.of(t));
   }
 
   @Delete('tokens/:token_id')

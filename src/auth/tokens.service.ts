@@ -52,8 +52,11 @@ export class TokensService {
     return { token, value };
   }
 
-  list(userId: number): Promise<ApiToken[]> {
-    return this.dataSource.getRepository(ApiToken).find({ where: { userId }, order: { id: 'ASC' } });
+  /** The user's tokens, oldest first, and their total; all of them without `page`. */
+  list(userId: number, page?: { limit: number; offset: number }): Promise<[ApiToken[], number]> {
+    return this.dataSource
+      .getRepository(ApiToken)
+      .findAndCount({ where: { userId }, order: { id: 'ASC' }, take: page?.limit, skip: page?.offset });
   }
 
   /** Revokes one of the user's tokens (404 for another user's). Revoking twice is harmless. */

@@ -66,7 +66,8 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'token:list --email <email>',
     async run(ctx, flags) {
       const user = await ctx.get(UsersService).getByEmail(str(flags, 'email', true));
-      return (await ctx.get(TokensService).list(user.id)).map((t) => TokenView.of(t));
+      const [tokens] = await ctx.get(TokensService).list(user.id);
+      return tokens.map((t) => TokenView.of(t));
     },
   },
   'webhooks:failures': {

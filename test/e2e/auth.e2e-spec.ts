@@ -59,7 +59,11 @@ describe('Authentication and tokens', () => {
 
     const list = await request(t.http).get('/api/auth/tokens').set('Authorization', user.auth);
     expect(list.status).toBe(200);
+    expect(list.headers['x-total-count']).toBe('2');
     expect(list.body.map((x: { name: string }) => x.name)).toEqual(['default', 'ci']);
+    const page = await request(t.http).get('/api/auth/tokens?limit=1&offset=1').set('Authorization', user.auth);
+    expect(page.headers['x-total-count']).toBe('2');
+    expect(page.body.map((x: { name: string }) => x.name)).toEqual(['ci']);
     expect(JSON.stringify(list.body)).not.toContain(created.body.token);
     expect(list.body[1].last_used_at).not.toBeNull();
 

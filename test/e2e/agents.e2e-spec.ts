@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { createAgent, createWorkforce, teamCanvas } from '../factories/agents';
 import { createMcpServer } from '../factories/mcp-servers';
 import { createTestApp, TestApp, TestUser } from '../setup/test-app';
@@ -16,13 +15,7 @@ describe('Agents', () => {
   });
   afterAll(() => t.close());
 
-  const api = (u: TestUser) => ({
-    get: (path: string) => request(t.http).get(path).set('Authorization', u.auth),
-    post: (path: string, body?: object) => request(t.http).post(path).set('Authorization', u.auth).send(body),
-    patch: (path: string, body: object) => request(t.http).patch(path).set('Authorization', u.auth).send(body),
-    put: (path: string, body: object) => request(t.http).put(path).set('Authorization', u.auth).send(body),
-    delete: (path: string) => request(t.http).delete(path).set('Authorization', u.auth),
-  });
+  const api = (u: TestUser) => t.as(u);
 
   it('creates an agent with defaults, answering 201 with Location, and reads it back', async () => {
     const res = await api(user).post('/api/agents', { name: 'Researcher' });

@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { AgentBody, createAgent, createWorkforce, teamCanvas } from '../factories/agents';
 import { createTestApp, TestApp, TestUser } from '../setup/test-app';
 
@@ -12,19 +11,13 @@ describe('Workforces', () => {
   let user: TestUser;
   let agent: AgentBody;
   beforeAll(async () => {
-    t = await createTestApp({ LOG_LEVEL: (process.env.DEBUG_LOG as 'warn' | undefined) ?? 'silent' });
+    t = await createTestApp();
     user = await t.createUser();
     agent = await createAgent(t, user, { name: 'Researcher' });
   });
   afterAll(() => t.close());
 
-  const api = (u: TestUser) => ({
-    get: (path: string) => request(t.http).get(path).set('Authorization', u.auth),
-    post: (path: string, body?: object) => request(t.http).post(path).set('Authorization', u.auth).send(body),
-    patch: (path: string, body: object) => request(t.http).patch(path).set('Authorization', u.auth).send(body),
-    put: (path: string, body: object) => request(t.http).put(path).set('Authorization', u.auth).send(body),
-    delete: (path: string) => request(t.http).delete(path).set('Authorization', u.auth),
-  });
+  const api = (u: TestUser) => t.as(u);
   const versionCount = async (id: string) =>
     Number((await t.dataSource.query('SELECT count(*)::int AS n FROM workforce_versions WHERE workforce_id = $1', [id]))[0].n);
 

@@ -24,6 +24,14 @@ export interface TestUser {
   auth: string;
 }
 
+export interface AuthorizedRequests {
+  get(path: string): request.Test;
+  post(path: string, body?: object): request.Test;
+  patch(path: string, body: object): request.Test;
+  put(path: string, body: object): request.Test;
+  delete(path: string): request.Test;
+}
+
 export interface TestApp {
   app: NestExpressApplication;
   http: Server;
@@ -35,6 +43,8 @@ export interface TestApp {
   /** With `{ proxy: true }`: the TCP proxy between the app and its database (cut() / restore()). */
   proxy?: TcpProxy;
   admin: TestUser;
+  /** Requests as `user` (its Authorization header set). */
+  as(user: TestUser): AuthorizedRequests;
   /** A new user in a new team (or in `teamId`'s), made through the admin API. */
   createUser(options?: { role?: 'admin' | 'member'; teamId?: number; email?: string }): Promise<TestUser>;
   close(): Promise<void>;
@@ -107,6 +117,13 @@ export async function createTestApp(
     dataDir,
     proxy,
     admin,
+    as: (user) => ({
+      get: (path) => request(http).get(path).set('Authorization', user.auth),
+      post: (path, body) => request(http).post(path).set('Authorization', user.auth).send(body),
+      patch: (path, body) => request(http).patch(path).set('Authorization', user.auth).send(body),
+      put: (path, body) => request(http).put(path).set('Authorization', user.auth).send(body),
+      delete: (path) => request(http).delete(path).set('Authorization', user.auth),
+    }),
     async createUser(options = {}) {
       const email = options.email ?? `user${++counter}-${process.pid}@example.com`;
       const res = await request(http)
